@@ -1,0 +1,30 @@
+#pragma once
+// rk::atomic: one kernel; every block combines its result into the output with an atomic.
+// Needs a commutative operator and an atomic route for T (rk/cuda/atomic_combine.cuh).
+
+#include <rk/cuda/kernels.cuh>
+#include <rk/cuda/launch.cuh>
+
+namespace rk::detail
+{
+template <class Provider, class Input, class T, class Op>
+struct atomic_launcher
+{
+  using agent = reduce_agent<Provider, Input, T>;
+
+  static constexpr auto kernel = atomic_kernel<agent, Input, T, Op>;
+
+  static std::int64_t max_blocks(const device_facts& device)
+  {
+    return max_grid(kernel, agent::tuning, agent::block_threads, device);
+  }
+
+  static void launch(Input first, offset_t n, const T& init, T* out, const Op& op, cudaStream_t stream,
+                     const scratch_lease& scratch, std::int64_t grid_cap)
+  {
+    const range_plan plan = agent::plan(first, n, grid_cap);
+    kernel<<<plan.blocks, agent::block_threads, 0, stream>>>(first, plan, scratch.counters, init, out, op);
+    check_launch("rk::atomic: launching the kernel");
+  }
+};
+} // namespace rk::detail

@@ -1,0 +1,103 @@
+#pragma once
+// The atomic routes rk::atomic uses to combine a block's result into the output: a hardware
+// read-modify-write where (T, op) has one, a compare-and-swap loop for any other commutative op
+// on a 4- or 8-byte trivially copyable T.
+
+#include <rk/cuda/functional.cuh>
+
+#include <cuda/atomic>
+#include <cuda/functional>
+#include <cuda/std/functional>
+
+#include <functional>
+#include <type_traits>
+
+namespace rk::detail
+{
+enum class atomic_kind
+{
+  compare_and_swap,
+  add,
+  min,
+  max,
+  bit_and,
+  bit_or,
+  bit_xor
+};
+
+template <class Op, class T>
+constexpr atomic_kind atomic_kind_of()
+{
+  using std::is_same_v;
+  // clang-format off
+  if constexpr (is_same_v<Op, rk::plus> || is_same_v<Op, std::plus<T>> || is_same_v<Op, std::plus<>>
+                || is_same_v<Op, ::cuda::std::plus<T>> || is_same_v<Op, ::cuda::std::plus<>>)
+    return atomic_kind::add;
+  else if constexpr (!std::is_integral_v<T>)
+    return atomic_kind::compare_and_swap; // float min/max keep rk::minimum's NaN rule through CAS
+  else if constexpr (is_same_v<Op, rk::minimum> || is_same_v<Op, ::cuda::minimum<T>> || is_same_v<Op, ::cuda::minimum<>>)
+    return atomic_kind::min;
+  else if constexpr (is_same_v<Op, rk::maximum> || is_same_v<Op, ::cuda::maximum<T>> || is_same_v<Op, ::cuda::maximum<>>)
+    return atomic_kind::max;
+  else if constexpr (is_same_v<Op, rk::bit_and> || is_same_v<Op, std::bit_and<T>> || is_same_v<Op, std::bit_and<>>
+                     || is_same_v<Op, ::cuda::std::bit_and<T>> || is_same_v<Op, ::cuda::std::bit_and<>>)
+    return atomic_kind::bit_and;
+  else if constexpr (is_same_v<Op, rk::bit_or> || is_same_v<Op, std::bit_or<T>> || is_same_v<Op, std::bit_or<>>
+                     || is_same_v<Op, ::cuda::std::bit_or<T>> || is_same_v<Op, ::cuda::std::bit_or<>>)
+    return atomic_kind::bit_or;
+  else if constexpr (is_same_v<Op, rk::bit_xor> || is_same_v<Op, std::bit_xor<T>> || is_same_v<Op, std::bit_xor<>>
+                     || is_same_v<Op, ::cuda::std::bit_xor<T>> || is_same_v<Op, ::cuda::std::bit_xor<>>)
+    return atomic_kind::bit_xor;
+  else
+    return atomic_kind::compare_and_swap;
+  // clang-format on
+}
+
+template <class Op, class T>
+inline constexpr atomic_kind atomic_kind_v = atomic_kind_of<Op, T>();
+
+/// Whether rk::atomic can combine T with Op at all.
+template <class T, class Op>
+inline constexpr bool has_atomic_route_v =
+  std::is_trivially_copyable_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)
+  && (atomic_kind_v<Op, T> != atomic_kind::add || std::is_arithmetic_v<T>);
+
+template <class T, class Op>
+__device__ void atomic_combine(T* target, const T& value, Op& op)
+{
+  ::cuda::atomic_ref<T, ::cuda::thread_scope_device> ref(*target);
+  constexpr auto relaxed = ::cuda::std::memory_order_relaxed;
+  constexpr atomic_kind kind = atomic_kind_v<Op, T>;
+  if constexpr (kind == atomic_kind::add)
+  {
+    ref.fetch_add(value, relaxed);
+  }
+  else if constexpr (kind == atomic_kind::min)
+  {
+    ref.fetch_min(value, relaxed);
+  }
+  else if constexpr (kind == atomic_kind::max)
+  {
+    ref.fetch_max(value, relaxed);
+  }
+  else if constexpr (kind == atomic_kind::bit_and)
+  {
+    ref.fetch_and(value, relaxed);
+  }
+  else if constexpr (kind == atomic_kind::bit_or)
+  {
+    ref.fetch_or(value, relaxed);
+  }
+  else if constexpr (kind == atomic_kind::bit_xor)
+  {
+    ref.fetch_xor(value, relaxed);
+  }
+  else
+  {
+    T expected = ref.load(relaxed);
+    while (!ref.compare_exchange_weak(expected, op(expected, value), relaxed, relaxed))
+    {
+    }
+  }
+}
+} // namespace rk::detail

@@ -1,0 +1,273 @@
+#pragma once
+// reduce_dispatch, reduce_into and explain_dispatch for the GPU policies: the compile-time
+// eligibility checks, the automatic choice of backend (one place, choose_backend), the scratch
+// lease and the copy back.
+
+#include <rk/cuda/atomic.cuh>
+#include <rk/cuda/atomic_combine.cuh>
+#include <rk/cuda/error.cuh>
+#include <rk/cuda/input.cuh>
+#include <rk/cuda/policy.cuh>
+#include <rk/cuda/runtime.cuh>
+#include <rk/cuda/single_pass.cuh>
+#include <rk/cuda/two_pass.cuh>
+#include <rk/detail/reduce_api.hpp>
+
+#include <thrust/iterator/iterator_traits.h>
+#include <thrust/device_ptr.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+namespace rk
+{
+namespace detail
+{
+/// rk::device uses rk::atomic only from this many elements on, where it measured faster than
+/// rk::single_pass (perf/RESULTS.md); below it the single-pass kernel's last block costs less
+/// than the atomic handshake.
+inline constexpr std::int64_t automatic_atomic_min_items = std::int64_t{1} << 62; // never, until measured
+
+template <class T, class Op>
+inline constexpr bool atomic_eligible_v = is_commutative_v<Op> && has_atomic_route_v<T, Op>;
+
+struct backend_choice
+{
+  gpu_backend backend;
+  std::string reason;
+};
+
+/// The rules rk::device follows, stated once. explain() prints the reason.
+template <class T, class Op>
+backend_choice choose_backend(std::int64_t n)
+{
+  if (n == 0)
+  {
+    return {gpu_backend::automatic, "empty range: returns init, launches nothing, never calls op"};
+  }
+  if constexpr (!is_commutative_v<Op>)
+  {
+    return {gpu_backend::single_pass,
+            "op is not known to be commutative (rk::is_commutative is false), so rk::atomic is out; "
+            "single_pass keeps input order in one launch"};
+  }
+  else if constexpr (!has_atomic_route_v<T, Op>)
+  {
+    return {gpu_backend::single_pass,
+            "T has no atomic route (needs a 4- or 8-byte trivially copyable T), so rk::atomic is out; "
+            "single_pass needs one launch"};
+  }
+  else
+  {
+    if (n >= automatic_atomic_min_items)
+    {
+      return {gpu_backend::atomic, "commutative op with an atomic route and n >= "
+                                     + std::to_string(automatic_atomic_min_items) + ": atomic measured fastest"};
+    }
+    return {gpu_backend::single_pass,
+            "single_pass measured at least as fast as atomic at this size, and is deterministic"};
+  }
+}
+
+template <gpu_backend Backend, class InputIt, class T, class Op>
+constexpr void check_gpu_call()
+{
+  static_assert(std::is_trivially_copyable_v<T>,
+                "rk GPU policies need a trivially copyable T (the type of init): it is copied between host and "
+                "device and through warp shuffles");
+  static_assert(is_random_access_v<InputIt>, "rk GPU policies need random-access iterators");
+  using system = typename thrust::iterator_system<InputIt>::type;
+  static_assert(std::is_pointer_v<InputIt> || !std::is_same_v<system, thrust::host_system_tag>,
+                "rk GPU policies cannot read this iterator: Thrust says it refers to host memory. Copy the data to a "
+                "thrust::device_vector, wrap raw device pointers in thrust::device_ptr (thrust::device_pointer_cast) "
+                "before adapting them, or use rk::host");
+  if constexpr (Backend == gpu_backend::atomic)
+  {
+    static_assert(is_commutative_v<Op>,
+                  "rk::atomic needs a commutative operator: blocks combine their results in whatever order they "
+                  "finish. Use rk::single_pass or rk::two_pass (exact for non-commutative operators), or specialize "
+                  "rk::is_commutative<Op> if your operator does commute");
+    static_assert(has_atomic_route_v<T, Op>,
+                  "rk::atomic has no atomic route for this T: it needs a 4- or 8-byte trivially copyable T "
+                  "(and an arithmetic T for plus). Use rk::single_pass or rk::two_pass");
+  }
+}
+
+template <class InputIt>
+auto prepare_input(InputIt first)
+{
+  if constexpr (std::is_pointer_v<InputIt>)
+  {
+    check_device_accessible(first, "the input range");
+  }
+  return to_kernel_input(first);
+}
+
+/// Calls `f(launcher_type_tag)` with the launcher of `backend`.
+template <class Provider, class Input, class T, class Op, class F>
+decltype(auto) with_launcher(gpu_backend backend, F&& f)
+{
+  switch (backend)
+  {
+    case gpu_backend::two_pass:
+      return f(two_pass_launcher<Provider, Input, T, Op>{});
+    case gpu_backend::atomic:
+      if constexpr (atomic_eligible_v<T, Op>)
+      {
+        return f(atomic_launcher<Provider, Input, T, Op>{});
+      }
+      [[fallthrough]];
+    default:
+      return f(single_pass_launcher<Provider, Input, T, Op>{});
+  }
+}
+
+/// The backend an explicit policy runs, or the automatic choice.
+template <gpu_backend Backend, class T, class Op>
+gpu_backend resolve_backend(std::int64_t n)
+{
+  if constexpr (Backend == gpu_backend::automatic)
+  {
+    return choose_backend<T, Op>(n).backend;
+  }
+  else
+  {
+    return Backend;
+  }
+}
+
+template <class T>
+T* unwrap_output(T* out)
+{
+  return out;
+}
+template <class T>
+T* unwrap_output(thrust::device_ptr<T> out)
+{
+  return thrust::raw_pointer_cast(out);
+}
+} // namespace detail
+
+template <gpu_backend Backend, class Provider, class InputIt, class T, class BinaryOp>
+T reduce_dispatch(const gpu_policy<Backend, Provider>& policy, InputIt first, InputIt last, T init, BinaryOp op)
+{
+  detail::check_gpu_call<Backend, InputIt, T, BinaryOp>();
+  const std::int64_t n = detail::checked_distance(first, last);
+  if (n == 0)
+  {
+    return init;
+  }
+  auto input         = detail::prepare_input(first);
+  using input_type   = decltype(input);
+  const auto& device = detail::current_device_facts();
+  const auto backend = detail::resolve_backend<Backend, T, BinaryOp>(n);
+  return detail::with_launcher<Provider, input_type, T, BinaryOp>(backend, [&](auto launcher) {
+    using launcher_type       = decltype(launcher);
+    const std::int64_t blocks = launcher_type::max_blocks(device);
+    detail::scratch_lease scratch =
+      detail::lease_scratch(policy.stream, sizeof(T), static_cast<std::size_t>(blocks) * sizeof(T));
+    T* result = static_cast<T*>(scratch.result);
+    launcher_type::launch(input, n, init, result, op, policy.stream, scratch, blocks);
+    detail::throw_on_error(
+      cudaMemcpyAsync(scratch.pinned_result, result, sizeof(T), cudaMemcpyDeviceToHost, policy.stream),
+      "rk::reduce: copying the result back");
+    detail::throw_on_error(cudaStreamSynchronize(policy.stream), "rk::reduce: waiting for the reduction");
+    detail::uninitialized<T> value;
+    std::memcpy(static_cast<void*>(&value), scratch.pinned_result, sizeof(T));
+    return value.value;
+  });
+}
+
+/// Stream-ordered form: writes the result to device memory `out` (a `T*` or thrust::device_ptr<T>)
+/// and returns without waiting. Same semantics as rk::reduce otherwise. Capturable in a CUDA
+/// graph once a call with the same T has run on the stream (the first call allocates scratch).
+///
+/// \code
+/// rk::reduce_into(rk::device.on(s), v.begin(), v.end(), d_out, 0.0f, rk::plus{});
+/// \endcode
+template <gpu_backend Backend, class Provider, class InputIt, class OutputPtr, class T, class BinaryOp>
+void reduce_into(const gpu_policy<Backend, Provider>& policy, InputIt first, InputIt last, OutputPtr out, T init,
+                 BinaryOp op)
+{
+  detail::check_gpu_call<Backend, InputIt, T, BinaryOp>();
+  T* result            = detail::unwrap_output(out);
+  const std::int64_t n = detail::checked_distance(first, last);
+  if constexpr (std::is_pointer_v<OutputPtr>)
+  {
+    detail::check_device_accessible(result, "the output pointer");
+  }
+  if (n == 0)
+  {
+    detail::store_init_kernel<<<1, 1, 0, policy.stream>>>(init, result);
+    detail::check_launch("rk::reduce_into: storing init for an empty range");
+    return;
+  }
+  auto input         = detail::prepare_input(first);
+  using input_type   = decltype(input);
+  const auto& device = detail::current_device_facts();
+  const auto backend = detail::resolve_backend<Backend, T, BinaryOp>(n);
+  if (backend == gpu_backend::atomic && reinterpret_cast<std::uintptr_t>(result) % sizeof(T) != 0)
+  {
+    throw error("rk::atomic: the output must be aligned to sizeof(T) for atomic updates");
+  }
+  detail::with_launcher<Provider, input_type, T, BinaryOp>(backend, [&](auto launcher) {
+    using launcher_type       = decltype(launcher);
+    const std::int64_t blocks = launcher_type::max_blocks(device);
+    detail::scratch_lease scratch =
+      detail::lease_scratch(policy.stream, sizeof(T), static_cast<std::size_t>(blocks) * sizeof(T));
+    launcher_type::launch(input, n, init, result, op, policy.stream, scratch, blocks);
+  });
+}
+
+template <gpu_backend Backend, class Provider, class InputIt, class OutputPtr, class T>
+void reduce_into(const gpu_policy<Backend, Provider>& policy, InputIt first, InputIt last, OutputPtr out, T init)
+{
+  reduce_into(policy, first, last, out, init, plus{});
+}
+
+namespace detail
+{
+template <class T>
+std::string type_description()
+{
+  std::string name = std::is_floating_point_v<T> ? "float" : std::is_integral_v<T> ? "integer" : "user type";
+  return name + " of " + std::to_string(sizeof(T)) + " bytes";
+}
+} // namespace detail
+
+template <gpu_backend Backend, class Provider, class InputIt, class T, class BinaryOp>
+explanation explain_dispatch(const gpu_policy<Backend, Provider>&, InputIt first, InputIt last, const T&,
+                             const BinaryOp&)
+{
+  detail::check_gpu_call<Backend, InputIt, T, BinaryOp>();
+  const std::int64_t n = detail::checked_distance(first, last);
+  using input_type     = detail::kernel_input_t<InputIt>;
+  using agent          = detail::reduce_agent<Provider, input_type, T>;
+
+  explanation e;
+  e.policy = to_string(Backend);
+  e.size   = n;
+  std::string reason;
+  if constexpr (Backend == gpu_backend::automatic)
+  {
+    const auto choice = detail::choose_backend<T, BinaryOp>(n);
+    e.backend         = n == 0 ? "none" : to_string(choice.backend);
+    reason            = choice.reason;
+  }
+  else
+  {
+    e.backend = n == 0 ? "none" : to_string(Backend);
+    reason    = n == 0 ? "empty range: returns init, launches nothing, never calls op" : "requested explicitly";
+  }
+  reason += "; T: " + detail::type_description<T>();
+  reason += std::string("; op commutative: ") + (is_commutative_v<BinaryOp> ? "yes" : "no");
+  reason += std::string("; atomic route: ") + (detail::has_atomic_route_v<T, BinaryOp> ? "yes" : "no");
+  reason += std::string("; loads: ") + (agent::vectorized ? "16-byte vectors" : "one element at a time");
+  reason += "; block " + std::to_string(agent::block_threads) + " threads, chunk " + std::to_string(agent::chunk_items)
+          + " items per warp";
+  e.reason = reason;
+  return e;
+}
+} // namespace rk

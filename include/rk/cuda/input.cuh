@@ -1,0 +1,149 @@
+#pragma once
+// How the kernels read an input range: 16-byte vectors when it is a contiguous array of
+// arithmetic items, one element at a time through the iterator otherwise. Both present the same
+// "chunk" interface to the block body (rk/cuda/block_reduce.cuh).
+
+#include <rk/cuda/warp_reduce.cuh>
+
+#include <thrust/iterator/iterator_traits.h>
+#include <thrust/type_traits/is_contiguous_iterator.h>
+#include <thrust/type_traits/unwrap_contiguous_iterator.h>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace rk::detail
+{
+using offset_t = std::int64_t;
+
+inline constexpr int vector_bytes = 16;
+
+template <class It>
+using iterator_item_t = typename thrust::iterator_traits<It>::value_type;
+
+/// True when [first, last) is a contiguous array of arithmetic items that 16-byte loads can read.
+template <class It>
+inline constexpr bool is_vectorizable_v =
+  thrust::is_contiguous_iterator_v<It> && std::is_arithmetic_v<iterator_item_t<It>>
+  && vector_bytes % sizeof(iterator_item_t<It>) == 0;
+
+/// The type a kernel reads: the raw pointer behind a contiguous iterator (so device_vector
+/// iterators cost no device_reference indirection), or the iterator itself.
+template <class It>
+using kernel_input_t =
+  std::conditional_t<thrust::is_contiguous_iterator_v<It>, const iterator_item_t<It>*, It>;
+
+template <class It>
+kernel_input_t<It> to_kernel_input(It it)
+{
+  if constexpr (thrust::is_contiguous_iterator_v<It>)
+  {
+    return thrust::unwrap_contiguous_iterator(it);
+  }
+  else
+  {
+    return it;
+  }
+}
+
+/// Where the aligned body of a vectorized range starts: the number of leading items before the
+/// first 16-byte boundary (0 for the generic path, and for any pointer already aligned).
+template <bool Vectorized, class Input>
+offset_t unaligned_head(Input in, offset_t n)
+{
+  if constexpr (Vectorized)
+  {
+    using item          = std::remove_cv_t<std::remove_pointer_t<Input>>;
+    const auto address  = reinterpret_cast<std::uintptr_t>(in);
+    const auto misalign = address % vector_bytes;
+    if (misalign == 0 || address % sizeof(item) != 0)
+    {
+      return misalign == 0 ? 0 : n; // an item-misaligned pointer is read element by element
+    }
+    const offset_t head = static_cast<offset_t>((vector_bytes - misalign) / sizeof(item));
+    return head < n ? head : n;
+  }
+  else
+  {
+    return 0;
+  }
+}
+
+/// Vectorized chunks: each lane reads `LaneVectors` adjacent 16-byte vectors of the chunk.
+template <class Item, class T, int LaneVectors>
+struct vector_chunks
+{
+  static constexpr int vector_items = vector_bytes / static_cast<int>(sizeof(Item));
+  static constexpr int lane_items   = LaneVectors * vector_items;
+  static constexpr int chunk_items  = warp_threads * lane_items;
+
+  struct alignas(vector_bytes) vector
+  {
+    Item item[vector_items];
+  };
+  struct fragment
+  {
+    vector v[LaneVectors];
+  };
+
+  const Item* body; // 16-byte aligned start of the body
+
+  template <class Op>
+  __device__ __forceinline__ void load(offset_t chunk, int lane, fragment& f, Op&) const
+  {
+    const vector* p = reinterpret_cast<const vector*>(body + chunk * chunk_items) + lane * LaneVectors;
+#pragma unroll
+    for (int k = 0; k < LaneVectors; ++k)
+    {
+      f.v[k] = p[k];
+    }
+  }
+
+  template <class Op>
+  __device__ __forceinline__ T reduce(const fragment& f, Op& op) const
+  {
+    T acc = static_cast<T>(f.v[0].item[0]);
+#pragma unroll
+    for (int i = 1; i < lane_items; ++i)
+    {
+      acc = op(acc, static_cast<T>(f.v[i / vector_items].item[i % vector_items]));
+    }
+    return acc;
+  }
+};
+
+/// Generic chunks: each lane reads `LaneItems` adjacent elements through the iterator and reduces
+/// them as it loads (T may have no default constructor, so nothing is staged).
+template <class It, class T, int LaneItems>
+struct iterator_chunks
+{
+  static constexpr int lane_items  = LaneItems;
+  static constexpr int chunk_items = warp_threads * lane_items;
+
+  struct fragment
+  {
+    uninitialized<T> lane_total;
+  };
+
+  It body;
+
+  template <class Op>
+  __device__ __forceinline__ void load(offset_t chunk, int lane, fragment& f, Op& op) const
+  {
+    const It p = body + (chunk * chunk_items + lane * LaneItems);
+    T acc(p[0]);
+#pragma unroll
+    for (int i = 1; i < LaneItems; ++i)
+    {
+      acc = op(acc, static_cast<T>(p[i]));
+    }
+    f.lane_total.emplace(acc);
+  }
+
+  template <class Op>
+  __device__ __forceinline__ T reduce(const fragment& f, Op&) const
+  {
+    return f.lane_total.value;
+  }
+};
+} // namespace rk::detail

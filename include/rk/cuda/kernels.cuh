@@ -1,0 +1,177 @@
+#pragma once
+// The __global__ entry points, and nothing else. Each runs the shared block body
+// (block_reduce_range) and then its backend's epilogue:
+//   two-pass     store the block's result; a second one-block kernel reduces the results
+//   single-pass  store the block's result; the last block to finish reduces all of them
+//   atomic       combine the block's result into the output with an atomic
+// `init` is folded in exactly once, on the left, by whichever block produces the final value.
+
+#include <rk/cuda/atomic_combine.cuh>
+#include <rk/cuda/block_reduce.cuh>
+#include <rk/cuda/input.cuh>
+#include <rk/cuda/runtime.cuh>
+#include <rk/cuda/tuning.cuh>
+
+#include <cuda/atomic>
+
+#include <type_traits>
+
+namespace rk::detail
+{
+/// Everything a kernel needs to know about how it reads `Input` (a raw pointer or an iterator)
+/// and how big its blocks are. `Provider` is the policy's tuning provider.
+template <class Provider, class Input, class T, int BlockThreadsOverride = 0>
+struct reduce_agent
+{
+  using item = std::remove_cv_t<iterator_item_t<Input>>;
+  static constexpr bool vectorized =
+    std::is_pointer_v<Input> && std::is_arithmetic_v<item> && vector_bytes % sizeof(item) == 0;
+  static constexpr reduce_tuning tuning = Provider::template get<item, vectorized>();
+  static constexpr int block_threads    = BlockThreadsOverride ? BlockThreadsOverride : tuning.block_threads;
+  static constexpr int in_flight        = tuning.chunks_in_flight;
+
+  using chunks_type = std::conditional_t<vectorized, vector_chunks<item, T, tuning.lane_units>,
+                                         iterator_chunks<Input, T, tuning.lane_units>>;
+  static constexpr int chunk_items = chunks_type::chunk_items;
+
+  static range_plan plan(Input first, offset_t n, offset_t max_blocks)
+  {
+    const offset_t head = unaligned_head<vectorized>(first, n);
+    const offset_t min_items =
+      static_cast<offset_t>(chunk_items) * tuning.min_chunks_per_warp * (block_threads / warp_threads);
+    return make_range_plan(n, head, chunk_items, max_blocks, min_items);
+  }
+
+  template <class Op>
+  __device__ static T reduce_block(Input first, const range_plan& p, int block, Op& op)
+  {
+    const chunks_type chunks{first + p.head};
+    return block_reduce_range<block_threads, in_flight, T>(first, chunks, p, block, op);
+  }
+};
+
+/// The agent that reduces the block results (a `const T*`) inside a block of `Agent`'s size.
+template <class Provider, class Agent, class T>
+using partials_agent = reduce_agent<Provider, const T*, T, Agent::block_threads>;
+
+template <class T>
+__device__ __forceinline__ void store(T* where, const T& value)
+{
+  ::new (static_cast<void*>(where)) T(value);
+}
+
+template <class Agent, class Input, class T, class Op>
+__global__ void __launch_bounds__(Agent::block_threads)
+  two_pass_partials_kernel(Input first, range_plan plan, T* partials, Op op)
+{
+  const T total = Agent::reduce_block(first, plan, static_cast<int>(blockIdx.x), op);
+  if (threadIdx.x == 0)
+  {
+    store(partials + blockIdx.x, total);
+  }
+}
+
+template <class Agent, class T, class Op>
+__global__ void __launch_bounds__(Agent::block_threads)
+  two_pass_final_kernel(const T* partials, range_plan plan, T init, T* out, Op op)
+{
+  const T total = Agent::reduce_block(partials, plan, 0, op);
+  if (threadIdx.x == 0)
+  {
+    store<T>(out, op(init, total));
+  }
+}
+
+template <class Agent, class PartialsAgent, class Input, class T, class Op>
+__global__ void __launch_bounds__(Agent::block_threads)
+  single_pass_kernel(Input first, range_plan plan, T* partials, range_plan partials_plan, sync_counters* counters,
+                     T init, T* out, Op op)
+{
+  const T total = Agent::reduce_block(first, plan, static_cast<int>(blockIdx.x), op);
+  if (plan.blocks == 1)
+  {
+    if (threadIdx.x == 0)
+    {
+      store<T>(out, op(init, total));
+    }
+    return;
+  }
+
+  __shared__ bool is_last;
+  if (threadIdx.x == 0)
+  {
+    store(partials + blockIdx.x, total);
+    // Release publishes this block's partial; acquire lets the last block see everyone's.
+    ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> arrivals(counters->single_pass_arrivals);
+    const unsigned before = arrivals.fetch_add(1u, ::cuda::std::memory_order_acq_rel);
+    is_last               = before == gridDim.x - 1;
+    if (is_last)
+    {
+      arrivals.store(0u, ::cuda::std::memory_order_relaxed); // every block has arrived: nobody reads it now
+    }
+  }
+  __syncthreads();
+  if (!is_last)
+  {
+    return;
+  }
+  // Thread 0's acquire reaches the other threads through the barrier; the fence states it
+  // for every thread that reads partials, at the cost of one fence in one block.
+  ::cuda::atomic_thread_fence(::cuda::std::memory_order_acquire, ::cuda::thread_scope_device);
+  const T all = PartialsAgent::reduce_block(partials, partials_plan, 0, op);
+  if (threadIdx.x == 0)
+  {
+    store<T>(out, op(init, all));
+  }
+}
+
+template <class Agent, class Input, class T, class Op>
+__global__ void __launch_bounds__(Agent::block_threads)
+  atomic_kernel(Input first, range_plan plan, sync_counters* counters, T init, T* out, Op op)
+{
+  const T total = Agent::reduce_block(first, plan, static_cast<int>(blockIdx.x), op);
+  if (threadIdx.x != 0)
+  {
+    return;
+  }
+  if (plan.blocks == 1)
+  {
+    store<T>(out, op(init, total));
+    return;
+  }
+  // No identity is assumed, so the output cannot be pre-filled: the first block to arrive stores
+  // op(init, its result) and raises `ready`; the others wait for that, then combine atomically.
+  // The first arrival is running (it took its ticket after finishing its range) and waits on
+  // nothing, so the wait always ends. The last block to depart resets the words for the next call.
+  using counter = ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>;
+  counter arrivals(counters->atomic_arrivals);
+  counter ready(counters->atomic_ready);
+  counter departures(counters->atomic_departures);
+  if (arrivals.fetch_add(1u, ::cuda::std::memory_order_relaxed) == 0)
+  {
+    store<T>(out, op(init, total));
+    ready.store(1u, ::cuda::std::memory_order_release);
+  }
+  else
+  {
+    while (ready.load(::cuda::std::memory_order_acquire) == 0)
+    {
+      __nanosleep(32);
+    }
+    atomic_combine(out, total, op);
+  }
+  if (departures.fetch_add(1u, ::cuda::std::memory_order_acq_rel) == gridDim.x - 1)
+  {
+    arrivals.store(0u, ::cuda::std::memory_order_relaxed);
+    ready.store(0u, ::cuda::std::memory_order_relaxed);
+    departures.store(0u, ::cuda::std::memory_order_relaxed);
+  }
+}
+
+/// Empty input: the result is `init`, and `op` is never called.
+template <class T>
+__global__ void store_init_kernel(T init, T* out)
+{
+  store(out, init);
+}
+} // namespace rk::detail

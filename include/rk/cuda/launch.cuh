@@ -1,0 +1,50 @@
+#pragma once
+// What every backend launcher shares: grid sizing from the device and the kernel's occupancy,
+// and checked launches.
+
+#include <rk/cuda/error.cuh>
+#include <rk/cuda/runtime.cuh>
+#include <rk/cuda/tuning.cuh>
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+
+namespace rk::detail
+{
+/// Blocks of `kernel` that fit on one multiprocessor of the current device, asked once per
+/// (kernel, device) and cached.
+template <class Kernel>
+int resident_blocks_per_sm(Kernel kernel, int block_threads, int device)
+{
+  static std::array<std::atomic<int>, 64> cached{};
+  int blocks = cached[device].load(std::memory_order_relaxed);
+  if (blocks == 0)
+  {
+    throw_on_error(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block_threads, 0),
+                   "rk: cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    blocks = blocks < 1 ? 1 : blocks;
+    cached[device].store(blocks, std::memory_order_relaxed);
+  }
+  return blocks;
+}
+
+/// The grid cap: one full wave of resident blocks (or `blocks_per_sm` of them, if the tuning
+/// asks for fewer). Each block owns a contiguous range, so more blocks than fit would only add
+/// partials without adding bandwidth.
+template <class Kernel>
+std::int64_t max_grid(Kernel kernel, const reduce_tuning& tuning, int block_threads, const device_facts& device)
+{
+  int per_sm = resident_blocks_per_sm(kernel, block_threads, device.ordinal);
+  if (tuning.blocks_per_sm > 0 && tuning.blocks_per_sm < per_sm)
+  {
+    per_sm = tuning.blocks_per_sm;
+  }
+  return static_cast<std::int64_t>(per_sm) * device.multiprocessors;
+}
+
+inline void check_launch(const char* what)
+{
+  throw_on_error(cudaGetLastError(), what);
+}
+} // namespace rk::detail

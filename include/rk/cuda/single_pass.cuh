@@ -1,0 +1,34 @@
+#pragma once
+// rk::single_pass: one kernel; every block publishes its partial and the last block to arrive
+// (an acq_rel counter in the stream's scratch) reduces all partials in order and folds in init.
+
+#include <rk/cuda/kernels.cuh>
+#include <rk/cuda/launch.cuh>
+
+namespace rk::detail
+{
+template <class Provider, class Input, class T, class Op>
+struct single_pass_launcher
+{
+  using agent          = reduce_agent<Provider, Input, T>;
+  using partials_agent = detail::partials_agent<Provider, agent, T>;
+
+  static constexpr auto kernel = single_pass_kernel<agent, partials_agent, Input, T, Op>;
+
+  static std::int64_t max_blocks(const device_facts& device)
+  {
+    return max_grid(kernel, agent::tuning, agent::block_threads, device);
+  }
+
+  static void launch(Input first, offset_t n, const T& init, T* out, const Op& op, cudaStream_t stream,
+                     const scratch_lease& scratch, std::int64_t grid_cap)
+  {
+    const range_plan plan          = agent::plan(first, n, grid_cap);
+    T* partials                    = static_cast<T*>(scratch.partials);
+    const range_plan partials_plan = partials_agent::plan(partials, plan.blocks, 1);
+    kernel<<<plan.blocks, agent::block_threads, 0, stream>>>(
+      first, plan, partials, partials_plan, scratch.counters, init, out, op);
+    check_launch("rk::single_pass: launching the kernel");
+  }
+};
+} // namespace rk::detail

@@ -1,0 +1,54 @@
+#pragma once
+/// \file
+/// Launch shapes of the GPU backends, in one place. A policy carries a tuning provider
+/// (rk::default_tuning unless the caller injects another with `policy.tuned<Provider>()`), and the
+/// kernels are compiled for the reduce_tuning it returns. The figures beside each choice were
+/// measured with perf/rk_perf on the device named in perf/RESULTS.md; perf/NOTES.md has the runs.
+
+namespace rk
+{
+/// One backend's launch shape. A warp consumes its contiguous share of the input in "chunks":
+/// each lane takes `lane_units` adjacent load units (16-byte vectors on the vectorized path,
+/// single elements on the generic-iterator path), so one chunk is 32 * lane_units units read with
+/// coalesced loads and reduced in order with one warp reduction.
+struct reduce_tuning
+{
+  int block_threads;       ///< threads per block (a multiple of 32, at most 1024)
+  int lane_units;          ///< adjacent load units per lane per chunk
+  int chunks_in_flight;    ///< chunks whose loads a warp issues before it uses the first
+  int min_chunks_per_warp; ///< below this much work per warp, start fewer blocks
+  int blocks_per_sm;       ///< grid cap per multiprocessor; 0 = as many as fit (occupancy)
+};
+
+/// The tuning rk uses unless told otherwise.
+struct default_tuning
+{
+  /// `Item` is the type read from memory; `vectorized` says whether it is read as 16-byte vectors.
+  template <class Item, bool vectorized>
+  static constexpr reduce_tuning get()
+  {
+    if constexpr (vectorized)
+    {
+      // H200, int32 sum: see perf/NOTES.md for the sweep behind these.
+      return reduce_tuning{256, 1, 4, 1, 0};
+    }
+    else
+    {
+      // Generic iterators (counting, transform, zip, ...) and the partials pass: one element
+      // per load, four adjacent per lane so a chunk needs one warp reduction per 128 elements.
+      return reduce_tuning{256, 4, 2, 1, 0};
+    }
+  }
+};
+
+/// A tuning provider that always answers `Tuning` (handy for tests and the perf sweep).
+template <int BlockThreads, int LaneUnits, int ChunksInFlight, int MinChunksPerWarp, int BlocksPerSm = 0>
+struct fixed_tuning
+{
+  template <class, bool>
+  static constexpr reduce_tuning get()
+  {
+    return reduce_tuning{BlockThreads, LaneUnits, ChunksInFlight, MinChunksPerWarp, BlocksPerSm};
+  }
+};
+} // namespace rk

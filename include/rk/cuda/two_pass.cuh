@@ -1,0 +1,36 @@
+#pragma once
+// rk::two_pass: one kernel writes a partial per block, a second one-block kernel reduces them in
+// order and folds in init.
+
+#include <rk/cuda/kernels.cuh>
+#include <rk/cuda/launch.cuh>
+
+namespace rk::detail
+{
+template <class Provider, class Input, class T, class Op>
+struct two_pass_launcher
+{
+  using agent          = reduce_agent<Provider, Input, T>;
+  using partials_agent = detail::partials_agent<Provider, agent, T>;
+
+  static constexpr auto first_kernel  = two_pass_partials_kernel<agent, Input, T, Op>;
+  static constexpr auto second_kernel = two_pass_final_kernel<partials_agent, T, Op>;
+
+  static std::int64_t max_blocks(const device_facts& device)
+  {
+    return max_grid(first_kernel, agent::tuning, agent::block_threads, device);
+  }
+
+  static void launch(Input first, offset_t n, const T& init, T* out, const Op& op, cudaStream_t stream,
+                     const scratch_lease& scratch, std::int64_t grid_cap)
+  {
+    const range_plan plan = agent::plan(first, n, grid_cap);
+    T* partials           = static_cast<T*>(scratch.partials);
+    first_kernel<<<plan.blocks, agent::block_threads, 0, stream>>>(first, plan, partials, op);
+    check_launch("rk::two_pass: launching the partials kernel");
+    const range_plan final_plan = partials_agent::plan(partials, plan.blocks, 1);
+    second_kernel<<<1, partials_agent::block_threads, 0, stream>>>(partials, final_plan, init, out, op);
+    check_launch("rk::two_pass: launching the final kernel");
+  }
+};
+} // namespace rk::detail

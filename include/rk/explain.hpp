@@ -1,0 +1,32 @@
+#pragma once
+/// \file
+/// rk::explanation: what rk::explain returns, a printable account of the backend a call would run.
+
+#include <cstdint>
+#include <ostream>
+#include <sstream>
+#include <string>
+
+namespace rk
+{
+struct explanation
+{
+  std::string policy;  ///< the policy the caller passed: "seq", "host", "device", "two_pass", ...
+  std::string backend; ///< what would run: "seq", "host", "two_pass", "atomic", "single_pass", "none"
+  std::int64_t size = 0;
+  std::string reason;  ///< why: the rule that picked `backend`, with the facts it used
+
+  std::string to_string() const
+  {
+    std::ostringstream out;
+    out << *this;
+    return out.str();
+  }
+
+  friend std::ostream& operator<<(std::ostream& os, const explanation& e)
+  {
+    return os << "rk::" << e.policy << " over " << e.size << " elements runs backend '" << e.backend
+              << "': " << e.reason;
+  }
+};
+} // namespace rk

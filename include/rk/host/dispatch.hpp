@@ -1,0 +1,53 @@
+#pragma once
+// reduce_dispatch and explain_dispatch for the host policies.
+
+#include <rk/detail/reduce_api.hpp>
+#include <rk/host/reduce_parallel.hpp>
+#include <rk/host/reduce_seq.hpp>
+
+#include <string>
+
+namespace rk
+{
+template <class InputIt, class T, class BinaryOp>
+T reduce_dispatch(const seq_policy&, InputIt first, InputIt last, T init, BinaryOp op)
+{
+  if constexpr (detail::is_random_access_v<InputIt>)
+  {
+    (void) detail::checked_distance(first, last);
+  }
+  return detail::reduce_sequential(first, last, std::move(init), op);
+}
+
+template <class InputIt, class T, class BinaryOp>
+T reduce_dispatch(const host_policy& policy, InputIt first, InputIt last, T init, BinaryOp op)
+{
+  static_assert(detail::is_random_access_v<InputIt>,
+                "rk::host needs random-access iterators; use rk::seq for input or forward iterators");
+  const std::int64_t n = detail::checked_distance(first, last);
+  return detail::reduce_parallel(policy, first, n, std::move(init), op);
+}
+
+template <class InputIt, class T, class BinaryOp>
+explanation explain_dispatch(const seq_policy&, InputIt first, InputIt last, const T&, const BinaryOp&)
+{
+  explanation e{"seq", "seq", 0, "sequential left fold on the calling thread"};
+  if constexpr (detail::is_random_access_v<InputIt>)
+  {
+    e.size = detail::checked_distance(first, last);
+  }
+  return e;
+}
+
+template <class InputIt, class T, class BinaryOp>
+explanation explain_dispatch(const host_policy& policy, InputIt first, InputIt last, const T&, const BinaryOp&)
+{
+  const std::int64_t n   = detail::checked_distance(first, last);
+  const unsigned threads = detail::host_thread_count(policy, n);
+  std::string why        = threads <= 1
+                           ? "fewer than " + std::to_string(2 * detail::host_min_items_per_thread)
+                               + " elements: one thread, left fold"
+                           : std::to_string(threads) + " threads on contiguous chunks, results combined left to right";
+  return {"host", "host", n, why};
+}
+} // namespace rk

@@ -1,0 +1,249 @@
+// rk's compiled part: cached device facts and the per-device, per-stream scratch cache.
+// See rk/cuda/runtime.cuh for the contract.
+
+#include <rk/cuda/error.cuh>
+#include <rk/cuda/runtime.cuh>
+
+#include <thrust/system/cuda/memory_resource.h>
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <utility>
+#include <vector>
+
+namespace rk::detail
+{
+namespace
+{
+constexpr int max_devices = 64;
+
+// Offsets inside a stream's device buffer: [counters | result | partials], each 256-byte aligned.
+constexpr std::size_t counters_bytes   = 256;
+constexpr std::size_t min_result_bytes = 256;
+// Room for ~2000 partials of 8 bytes: enough for a full grid on current GPUs, so most programs
+// allocate once per stream.
+constexpr std::size_t min_partial_bytes = 16 << 10;
+
+std::size_t round_up(std::size_t bytes, std::size_t to)
+{
+  return (bytes + to - 1) / to * to;
+}
+
+struct allocation
+{
+  void* ptr          = nullptr;
+  std::size_t bytes  = 0;
+  bool pinned        = false;
+};
+
+struct stream_scratch
+{
+  std::mutex mutex;
+  allocation device;
+  std::size_t result_capacity  = 0;
+  std::size_t partial_capacity = 0;
+  allocation pinned;
+  std::vector<allocation> retired; // kept alive for graphs that captured their addresses
+};
+
+void free_quietly(const allocation& a)
+{
+  if (a.ptr == nullptr)
+  {
+    return;
+  }
+  // At process exit the CUDA runtime may already be unloading; a failed free then is harmless.
+  try
+  {
+    if (a.pinned)
+    {
+      thrust::cuda::universal_host_pinned_memory_resource{}.deallocate(thrust::cuda::universal_pointer<void>(a.ptr),
+                                                                        a.bytes);
+    }
+    else
+    {
+      thrust::cuda::memory_resource{}.deallocate(thrust::cuda::pointer<void>(a.ptr), a.bytes);
+    }
+  }
+  catch (...)
+  {
+    cudaGetLastError();
+  }
+}
+
+void free_all(stream_scratch& s)
+{
+  free_quietly(s.device);
+  free_quietly(s.pinned);
+  for (const auto& a : s.retired)
+  {
+    free_quietly(a);
+  }
+  s.device = s.pinned = allocation{};
+  s.retired.clear();
+  s.result_capacity = s.partial_capacity = 0;
+}
+
+struct scratch_cache
+{
+  std::mutex mutex;
+  std::map<std::pair<int, cudaStream_t>, std::unique_ptr<stream_scratch>> entries;
+
+  ~scratch_cache()
+  {
+    for (auto& [key, entry] : entries)
+    {
+      free_all(*entry);
+    }
+  }
+};
+
+scratch_cache& the_cache()
+{
+  static scratch_cache cache;
+  return cache;
+}
+
+allocation allocate_device(std::size_t bytes)
+{
+  try
+  {
+    return {thrust::cuda::memory_resource{}.allocate(bytes).get(), bytes, false};
+  }
+  catch (const std::bad_alloc&)
+  {
+    cudaGetLastError();
+    throw cuda_error(cudaErrorMemoryAllocation, "rk: allocating " + std::to_string(bytes) + " bytes of scratch");
+  }
+}
+
+allocation allocate_pinned(std::size_t bytes)
+{
+  try
+  {
+    return {thrust::cuda::universal_host_pinned_memory_resource{}.allocate(bytes).get(), bytes, true};
+  }
+  catch (const std::bad_alloc&)
+  {
+    cudaGetLastError();
+    throw cuda_error(cudaErrorMemoryAllocation, "rk: allocating " + std::to_string(bytes) + " bytes of pinned memory");
+  }
+}
+} // namespace
+
+const device_facts& current_device_facts()
+{
+  static std::array<std::once_flag, max_devices> once;
+  static std::array<device_facts, max_devices> facts;
+  int device = 0;
+  throw_on_error(cudaGetDevice(&device), "rk: cudaGetDevice");
+  if (device < 0 || device >= max_devices)
+  {
+    throw error("rk: device ordinal " + std::to_string(device) + " is out of the supported range");
+  }
+  std::call_once(once[device], [device] {
+    cudaDeviceProp prop{};
+    throw_on_error(cudaGetDeviceProperties(&prop, device), "rk: cudaGetDeviceProperties");
+    facts[device] = device_facts{device, prop.multiProcessorCount, prop.maxThreadsPerMultiProcessor,
+                                 prop.major * 10 + prop.minor, prop.name};
+  });
+  return facts[device];
+}
+
+scratch_lease lease_scratch(cudaStream_t stream, std::size_t result_bytes, std::size_t partial_bytes)
+{
+  int device = 0;
+  throw_on_error(cudaGetDevice(&device), "rk: cudaGetDevice");
+
+  stream_scratch* entry = nullptr;
+  {
+    auto& cache = the_cache();
+    std::lock_guard<std::mutex> guard(cache.mutex);
+    auto& slot = cache.entries[{device, stream}];
+    if (!slot)
+    {
+      slot = std::make_unique<stream_scratch>();
+    }
+    entry = slot.get();
+  }
+
+  std::unique_lock<std::mutex> lock(entry->mutex);
+  if (result_bytes > entry->result_capacity || partial_bytes > entry->partial_capacity)
+  {
+    const std::size_t result_capacity =
+      round_up(std::max({result_bytes, min_result_bytes, entry->result_capacity}), 256);
+    const std::size_t partial_capacity =
+      round_up(std::max({partial_bytes, min_partial_bytes, 2 * entry->partial_capacity}), 256);
+    allocation fresh = allocate_device(counters_bytes + result_capacity + partial_capacity);
+    const cudaError_t zeroed = cudaMemsetAsync(fresh.ptr, 0, counters_bytes, stream);
+    if (zeroed != cudaSuccess)
+    {
+      free_quietly(fresh);
+      throw cuda_error(zeroed, "rk: zeroing scratch counters");
+    }
+    allocation fresh_pinned;
+    try
+    {
+      fresh_pinned = allocate_pinned(result_capacity);
+    }
+    catch (...)
+    {
+      free_quietly(fresh);
+      throw;
+    }
+    if (entry->device.ptr)
+    {
+      entry->retired.push_back(entry->device);
+    }
+    if (entry->pinned.ptr)
+    {
+      entry->retired.push_back(entry->pinned);
+    }
+    entry->device           = fresh;
+    entry->pinned           = fresh_pinned;
+    entry->result_capacity  = result_capacity;
+    entry->partial_capacity = partial_capacity;
+  }
+
+  auto* base = static_cast<unsigned char*>(entry->device.ptr);
+  return scratch_lease{std::move(lock), reinterpret_cast<sync_counters*>(base), base + counters_bytes,
+                       base + counters_bytes + entry->result_capacity, entry->pinned.ptr};
+}
+
+void check_device_accessible(const void* p, const char* what)
+{
+  cudaPointerAttributes attributes{};
+  const cudaError_t status = cudaPointerGetAttributes(&attributes, p);
+  if (status == cudaErrorInvalidValue)
+  {
+    cudaGetLastError(); // older drivers report plain host memory this way
+    attributes.type = cudaMemoryTypeUnregistered;
+  }
+  else
+  {
+    throw_on_error(status, "rk: cudaPointerGetAttributes");
+  }
+  if (attributes.type == cudaMemoryTypeUnregistered
+      || (attributes.type == cudaMemoryTypeHost && attributes.devicePointer == nullptr))
+  {
+    throw host_memory_error(std::string("rk: ") + what
+                            + " is a pageable host pointer, which the GPU cannot read; pass device memory "
+                              "(thrust::device_vector, cudaMalloc), managed or pinned memory, or use rk::host");
+  }
+}
+} // namespace rk::detail
+
+void rk::release_cached_memory()
+{
+  auto& cache = detail::the_cache();
+  std::lock_guard<std::mutex> guard(cache.mutex);
+  for (auto& [key, entry] : cache.entries)
+  {
+    std::lock_guard<std::mutex> entry_guard(entry->mutex);
+    detail::free_all(*entry);
+  }
+}

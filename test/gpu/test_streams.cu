@@ -1,0 +1,186 @@
+// Streams, threads and graphs: concurrent calls on their own streams, the stream-ordered API,
+// CUDA-graph replays of a single-pass reduction, and "waits for its stream only".
+
+#include "gpu_harness.cuh"
+
+#include <thrust/fill.h>
+#include <thrust/sequence.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+namespace
+{
+struct stream_guard
+{
+  cudaStream_t stream{};
+  stream_guard()
+  {
+    REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+  }
+  ~stream_guard()
+  {
+    cudaStreamDestroy(stream);
+  }
+};
+
+template <class Policy>
+std::int64_t reduce_with(int which, Policy, cudaStream_t s, const std::int32_t* first, std::int64_t n)
+{
+  switch (which % 4)
+  {
+    case 0:
+      return rk::reduce(rk::device.on(s), first, first + n, std::int64_t{0});
+    case 1:
+      return rk::reduce(rk::single_pass.on(s), first, first + n, std::int64_t{0});
+    case 2:
+      return rk::reduce(rk::two_pass.on(s), first, first + n, std::int64_t{0});
+    default:
+      return rk::reduce(rk::atomic.on(s), first, first + n, std::int64_t{0});
+  }
+}
+
+/// Spins until *release is set (or 10 s pass, so a broken test cannot hang the suite).
+__global__ void hold_stream(volatile int* release)
+{
+  const long long start = clock64();
+  while (*release == 0 && clock64() - start < 20'000'000'000LL)
+  {
+    __nanosleep(1000);
+  }
+}
+} // namespace
+
+RK_GPU_TEST_CASE("8 host threads, each on its own stream, 200 reductions each, all exact")
+{
+  const std::int64_t n = std::int64_t{1} << 22;
+  const auto items     = rk_test::random_items<std::int32_t>(n, 50, rk_test::small_integer<std::int32_t>);
+  std::vector<std::int64_t> prefix(n + 1, 0);
+  for (std::int64_t i = 0; i < n; ++i)
+  {
+    prefix[i + 1] = prefix[i] + items[i];
+  }
+  const thrust::device_vector<std::int32_t> input(items.begin(), items.end());
+  const std::int32_t* data = thrust::raw_pointer_cast(input.data());
+
+  std::atomic<int> wrong{0}, failed{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+  {
+    threads.emplace_back([&, t] {
+      try
+      {
+        stream_guard guard;
+        for (int i = 0; i < (rk_test::quick_mode() ? 20 : 200); ++i)
+        {
+          const std::int64_t len   = (std::int64_t{t} * 7919 + std::int64_t{i} * 104729) % n + 1;
+          const std::int64_t first = (std::int64_t{i} * 31) % (n - len + 1);
+          if (reduce_with(t + i, rk::device, guard.stream, data + first, len) != prefix[first + len] - prefix[first])
+          {
+            ++wrong;
+          }
+        }
+      }
+      catch (...)
+      {
+        ++failed;
+      }
+    });
+  }
+  for (auto& th : threads)
+  {
+    th.join();
+  }
+  CHECK(wrong == 0);
+  CHECK(failed == 0);
+}
+
+RK_GPU_TEST_CASE("reduce_into is stream-ordered and writes init for an empty range")
+{
+  stream_guard guard;
+  thrust::device_vector<std::int64_t> out(3, -1);
+  const thrust::counting_iterator<std::int64_t> count(0);
+  rk::reduce_into(rk::device.on(guard.stream), count, count + 1000, out.data(), std::int64_t{1});
+  rk::reduce_into(rk::two_pass.on(guard.stream), count, count, out.data() + 1, std::int64_t{77});
+  rk::reduce_into(rk::atomic.on(guard.stream), count, count + 5, thrust::raw_pointer_cast(out.data()) + 2,
+                  std::int64_t{0}, rk::maximum{});
+  REQUIRE(cudaStreamSynchronize(guard.stream) == cudaSuccess);
+  CHECK(out[0] == 1 + 999 * 1000 / 2);
+  CHECK(out[1] == 77);
+  CHECK(out[2] == 4);
+}
+
+RK_GPU_TEST_CASE("a captured single-pass reduction replays 100 times over changing data")
+{
+  stream_guard guard;
+  const std::int64_t n = 3'000'017;
+  thrust::device_vector<std::int32_t> input(n);
+  thrust::device_vector<std::int64_t> out(1);
+  const auto policy = rk::single_pass.on(guard.stream);
+  // The first call allocates the stream's scratch; capture needs it to exist already.
+  rk::reduce_into(policy, input.begin(), input.end(), out.data(), std::int64_t{0});
+  REQUIRE(cudaStreamSynchronize(guard.stream) == cudaSuccess);
+
+  cudaGraph_t graph{};
+  REQUIRE(cudaStreamBeginCapture(guard.stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
+  rk::reduce_into(policy, input.begin(), input.end(), out.data(), std::int64_t{5});
+  REQUIRE(cudaStreamEndCapture(guard.stream, &graph) == cudaSuccess);
+  cudaGraphExec_t exec{};
+  REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+
+  int wrong = 0;
+  for (int replay = 0; replay < 100; ++replay)
+  {
+    thrust::sequence(thrust::cuda::par.on(guard.stream), input.begin(), input.end(), replay - 1000, 0);
+    thrust::fill(thrust::cuda::par.on(guard.stream), input.begin() + replay, input.begin() + replay + 1, 1000);
+    REQUIRE(cudaGraphLaunch(exec, guard.stream) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(guard.stream) == cudaSuccess);
+    const std::int64_t expected = 5 + (n - 1) * std::int64_t{replay - 1000} + 1000;
+    wrong += out[0] != expected;
+  }
+  CHECK(wrong == 0);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+}
+
+RK_GPU_TEST_CASE("rk::reduce on a stream waits for that stream only")
+{
+  stream_guard busy, mine;
+  int* release = nullptr;
+  REQUIRE(cudaHostAlloc(&release, sizeof(int), cudaHostAllocMapped) == cudaSuccess);
+  *release = 0;
+  int* device_release = nullptr;
+  REQUIRE(cudaHostGetDevicePointer(&device_release, release, 0) == cudaSuccess);
+  hold_stream<<<1, 1, 0, busy.stream>>>(device_release);
+  REQUIRE(cudaGetLastError() == cudaSuccess);
+
+  const thrust::counting_iterator<std::int64_t> count(0);
+  CHECK(rk::reduce(rk::device.on(mine.stream), count, count + 100000, std::int64_t{0}) == 99999LL * 100000 / 2);
+  CHECK(cudaStreamQuery(busy.stream) == cudaErrorNotReady); // the other stream is still held
+
+  *reinterpret_cast<volatile int*>(release) = 1;
+  CHECK(cudaStreamSynchronize(busy.stream) == cudaSuccess);
+  cudaFreeHost(release);
+}
+
+RK_GPU_TEST_CASE("rk::explain reports the GPU backend and why")
+{
+  thrust::device_vector<float> v(1000);
+  const auto automatic = rk::explain(rk::device, v.begin(), v.end(), 0.0f);
+  CHECK(automatic.policy == "device");
+  CHECK((automatic.backend == "single_pass" || automatic.backend == "atomic"));
+  CHECK(automatic.to_string().find("16-byte vectors") != std::string::npos);
+
+  const auto segments = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), rk_test::to_segment{});
+  const auto ordered  = rk::explain(rk::device, segments, segments + 10, rk_test::segment{0, 0}, rk_test::segment_merge{});
+  CHECK(ordered.backend == "single_pass");
+  CHECK(ordered.reason.find("not known to be commutative") != std::string::npos);
+
+  thrust::device_vector<std::int8_t> bytes(10);
+  const auto no_route = rk::explain(rk::device, bytes.begin(), bytes.end(), std::int8_t{0});
+  CHECK(no_route.reason.find("no atomic route") != std::string::npos);
+
+  CHECK(rk::explain(rk::two_pass, v.begin(), v.end(), 0.0f).backend == "two_pass");
+  CHECK(rk::explain(rk::device, v.begin(), v.begin(), 0.0f).backend == "none");
+}
