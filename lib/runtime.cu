@@ -56,7 +56,13 @@ void free_quietly(const allocation& a)
   {
     return;
   }
-  // At process exit the CUDA runtime may already be unloading; a failed free then is harmless.
+  // After a kernel fault the context is gone (and at exit the runtime may be unloading): its
+  // memory went with it, and Thrust's deallocate would throw through a noexcept frame.
+  if (cudaFree(nullptr) != cudaSuccess)
+  {
+    cudaGetLastError();
+    return;
+  }
   try
   {
     if (a.pinned)

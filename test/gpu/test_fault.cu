@@ -33,7 +33,7 @@ RK_GPU_TEST_CASE("a kernel fault throws rk::cuda_error with CUDA's error string"
   }
   catch (const rk::cuda_error& e)
   {
-    MESSAGE(e.what());
+    MESSAGE(std::string(e.what()));
     CHECK(e.code() != cudaSuccess);
     CHECK(std::string(e.what()).find(cudaGetErrorString(e.code())) != std::string::npos);
   }
