@@ -160,12 +160,23 @@ const device_facts& current_device_facts()
   return facts[device];
 }
 
-scratch_lease lease_scratch(cudaStream_t stream, std::size_t result_bytes, std::size_t partial_bytes)
+scratch_lease lease_scratch(int device, cudaStream_t stream, std::size_t result_bytes, std::size_t partial_bytes)
 {
-  int device = 0;
-  throw_on_error(cudaGetDevice(&device), "rk: cudaGetDevice");
+  // Entries are never erased, so a thread can remember the last one it used and skip the
+  // process-wide lock and lookup when it calls again on the same stream.
+  thread_local struct
+  {
+    int device           = -1;
+    cudaStream_t stream  = nullptr;
+    stream_scratch* entry = nullptr;
+  } last;
 
   stream_scratch* entry = nullptr;
+  if (last.entry != nullptr && last.device == device && last.stream == stream)
+  {
+    entry = last.entry;
+  }
+  else
   {
     auto& cache = the_cache();
     std::lock_guard<std::mutex> guard(cache.mutex);
@@ -175,6 +186,7 @@ scratch_lease lease_scratch(cudaStream_t stream, std::size_t result_bytes, std::
       slot = std::make_unique<stream_scratch>();
     }
     entry = slot.get();
+    last  = {device, stream, entry};
   }
 
   std::unique_lock<std::mutex> lock(entry->mutex);

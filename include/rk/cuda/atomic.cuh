@@ -5,6 +5,8 @@
 #include <rk/cuda/kernels.cuh>
 #include <rk/cuda/launch.cuh>
 
+#include <cstdint>
+
 namespace rk::detail
 {
 template <class Provider, class Input, class T, class Op>
@@ -16,12 +18,16 @@ struct atomic_launcher
 
   static std::int64_t max_blocks(const device_facts& device)
   {
-    return max_grid(kernel, agent::tuning, agent::block_threads, device);
+    return max_grid<kernel>(agent::tuning, agent::block_threads, device);
   }
 
   static void launch(Input first, offset_t n, const T& init, T* out, const Op& op, cudaStream_t stream,
                      const scratch_lease& scratch, std::int64_t grid_cap)
   {
+    if (reinterpret_cast<std::uintptr_t>(out) % sizeof(T) != 0)
+    {
+      throw error("rk::atomic: the output must be aligned to sizeof(T) for atomic updates");
+    }
     const range_plan plan = agent::plan(first, n, grid_cap);
     kernel<<<plan.blocks, agent::block_threads, 0, stream>>>(first, plan, scratch.counters, init, out, op);
     check_launch("rk::atomic: launching the kernel");

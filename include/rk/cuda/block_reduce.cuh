@@ -37,60 +37,88 @@ inline range_plan make_range_plan(offset_t size, offset_t head, int chunk_items,
   return range_plan{size, head, chunks, static_cast<int>(blocks < 1 ? 1 : blocks)};
 }
 
-/// Reduces items [begin, begin + count) of `first` with one warp, count >= 1, any alignment.
-/// Lane l takes a contiguous slice; lanes past the end take none. Result valid in lane 0.
-template <class T, class It, class Op>
+/// Reduces items [begin, begin + count) of `first` with one warp, count >= 1, any alignment
+/// (the head and the tail of a range). Lane l takes a contiguous slice; lanes past the end take
+/// none. When a slice fits in `MaxPerLane` items (always, for heads and tails) its loads are all
+/// issued before the first is used. Result valid in lane 0.
+template <int MaxPerLane, class T, class It, class Op>
 __device__ T warp_reduce_items(It first, offset_t begin, offset_t count, Op& op, int lane)
 {
   const offset_t per_lane = (count + warp_threads - 1) / warp_threads;
   const offset_t my_begin = lane * per_lane;
   offset_t my_end         = my_begin + per_lane;
   my_end                  = my_end < count ? my_end : count;
-  uninitialized<T> mine;
-  if (my_begin < my_end)
+  const offset_t mine     = my_end > my_begin ? my_end - my_begin : 0;
+  const It slice          = first + (begin + (mine > 0 ? my_begin : 0));
+  uninitialized<T> total;
+  if (per_lane <= MaxPerLane)
   {
-    T acc(first[begin + my_begin]);
-    for (offset_t i = my_begin + 1; i < my_end; ++i)
+    uninitialized<T> items[MaxPerLane];
+#pragma unroll
+    for (int j = 0; j < MaxPerLane; ++j)
     {
-      acc = op(acc, static_cast<T>(first[begin + i]));
+      if (j < mine)
+      {
+        items[j].emplace(static_cast<T>(slice[j]));
+      }
     }
-    mine.emplace(acc);
+    if (mine > 0)
+    {
+      T acc = items[0].value;
+#pragma unroll
+      for (int j = 1; j < MaxPerLane; ++j)
+      {
+        if (j < mine)
+        {
+          acc = op(acc, items[j].value);
+        }
+      }
+      total.emplace(acc);
+    }
+  }
+  else if (mine > 0)
+  {
+    T acc(slice[0]);
+    for (offset_t i = 1; i < mine; ++i)
+    {
+      acc = op(acc, static_cast<T>(slice[i]));
+    }
+    total.emplace(acc);
   }
   const int valid_lanes = static_cast<int>((count + per_lane - 1) / per_lane);
-  return warp_reduce(mine.value, op, lane, valid_lanes);
+  return warp_reduce(total.value, op, lane, valid_lanes);
 }
 
-/// Folds chunks [chunk, end) into lane 0's accumulator, `InFlight` chunks' loads at a time.
+/// Folds chunks [chunk, end) into lane 0's accumulator. A warp issues the loads of `InFlight`
+/// chunks before it uses the first, the last, partial group included: every group costs one
+/// memory latency, which is what decides mid-size times.
 template <int InFlight, class Chunks, class T, class Op>
 __device__ __forceinline__ void warp_reduce_chunks(const Chunks& in, offset_t chunk, offset_t end, maybe<T>& acc,
                                                    Op& op, int lane)
 {
-  for (; chunk + InFlight <= end; chunk += InFlight)
+  for (; chunk < end; chunk += InFlight)
   {
+    const offset_t left = end - chunk;
     typename Chunks::fragment f[InFlight];
 #pragma unroll
     for (int u = 0; u < InFlight; ++u)
     {
-      in.load(chunk + u, lane, f[u], op);
+      if (u < left)
+      {
+        in.load(chunk + u, lane, f[u], op);
+      }
     }
 #pragma unroll
     for (int u = 0; u < InFlight; ++u)
     {
-      const T total = warp_reduce(in.reduce(f[u], op), op, lane);
-      if (lane == 0)
+      if (u < left)
       {
-        acc.fold(total, op);
+        const T total = warp_reduce(in.reduce(f[u], op), op, lane);
+        if (lane == 0)
+        {
+          acc.fold(total, op);
+        }
       }
-    }
-  }
-  for (; chunk < end; ++chunk)
-  {
-    typename Chunks::fragment f;
-    in.load(chunk, lane, f, op);
-    const T total = warp_reduce(in.reduce(f, op), op, lane);
-    if (lane == 0)
-    {
-      acc.fold(total, op);
     }
   }
 }
@@ -122,7 +150,7 @@ __device__ T block_reduce_range(It first, const Chunks& chunks, const range_plan
   maybe<T> acc;
   if (block == 0 && warp == 0 && plan.head > 0)
   {
-    const T head = warp_reduce_items<T>(first, 0, plan.head, op, lane);
+    const T head = warp_reduce_items<Chunks::lane_items, T>(first, 0, plan.head, op, lane);
     if (lane == 0)
     {
       acc.fold(head, op);
@@ -132,7 +160,7 @@ __device__ T block_reduce_range(It first, const Chunks& chunks, const range_plan
   const offset_t tail_begin = plan.head + plan.chunks * Chunks::chunk_items;
   if (block == plan.blocks - 1 && warp == tail_warp && tail_begin < plan.size)
   {
-    const T tail = warp_reduce_items<T>(first, tail_begin, plan.size - tail_begin, op, lane);
+    const T tail = warp_reduce_items<Chunks::lane_items, T>(first, tail_begin, plan.size - tail_begin, op, lane);
     if (lane == 0)
     {
       acc.fold(tail, op);

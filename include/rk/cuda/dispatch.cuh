@@ -33,15 +33,16 @@ inline constexpr std::int64_t automatic_atomic_min_items = std::int64_t{1} << 62
 template <class T, class Op>
 inline constexpr bool atomic_eligible_v = is_commutative_v<Op> && has_atomic_route_v<T, Op>;
 
+/// The rules rk::device follows, stated once; `reason` is a static string, so the choice costs
+/// nothing on the hot path and rk::explain prints the same words.
 struct backend_choice
 {
   gpu_backend backend;
-  std::string reason;
+  const char* reason;
 };
 
-/// The rules rk::device follows, stated once. explain() prints the reason.
 template <class T, class Op>
-backend_choice choose_backend(std::int64_t n)
+constexpr backend_choice choose_backend(std::int64_t n)
 {
   if (n == 0)
   {
@@ -49,25 +50,22 @@ backend_choice choose_backend(std::int64_t n)
   }
   if constexpr (!is_commutative_v<Op>)
   {
-    return {gpu_backend::single_pass,
-            "op is not known to be commutative (rk::is_commutative is false), so rk::atomic is out; "
-            "single_pass keeps input order in one launch"};
+    return {gpu_backend::single_pass, "op is not known to be commutative (rk::is_commutative is false), so "
+                                      "rk::atomic is out; single_pass keeps input order in one launch"};
   }
   else if constexpr (!has_atomic_route_v<T, Op>)
   {
-    return {gpu_backend::single_pass,
-            "T has no atomic route (needs a 4- or 8-byte trivially copyable T), so rk::atomic is out; "
-            "single_pass needs one launch"};
+    return {gpu_backend::single_pass, "T has no atomic route (needs a 4- or 8-byte trivially copyable T), so "
+                                      "rk::atomic is out; single_pass needs one launch"};
   }
   else
   {
     if (n >= automatic_atomic_min_items)
     {
-      return {gpu_backend::atomic, "commutative op with an atomic route and n >= "
-                                     + std::to_string(automatic_atomic_min_items) + ": atomic measured fastest"};
+      return {gpu_backend::atomic, "commutative op with an atomic route, at a size where atomic measured fastest"};
     }
-    return {gpu_backend::single_pass,
-            "single_pass measured at least as fast as atomic at this size, and is deterministic"};
+    return {gpu_backend::single_pass, "single_pass measured at least as fast as atomic at this size, and is "
+                                      "deterministic"};
   }
 }
 
@@ -105,37 +103,50 @@ auto prepare_input(InputIt first)
   return to_kernel_input(first);
 }
 
-/// Calls `f(launcher_type_tag)` with the launcher of `backend`.
-template <class Provider, class Input, class T, class Op, class F>
-decltype(auto) with_launcher(gpu_backend backend, F&& f)
+/// Calls `f` with the launcher the policy runs: fixed at compile time for explicit policies
+/// (only that backend is instantiated), chosen by choose_backend for rk::device.
+template <gpu_backend Backend, class Provider, class Input, class T, class Op, class F>
+decltype(auto) with_launcher(std::int64_t n, F&& f)
 {
-  switch (backend)
+  if constexpr (Backend == gpu_backend::two_pass)
   {
-    case gpu_backend::two_pass:
-      return f(two_pass_launcher<Provider, Input, T, Op>{});
-    case gpu_backend::atomic:
-      if constexpr (atomic_eligible_v<T, Op>)
-      {
-        return f(atomic_launcher<Provider, Input, T, Op>{});
-      }
-      [[fallthrough]];
-    default:
-      return f(single_pass_launcher<Provider, Input, T, Op>{});
+    return f(two_pass_launcher<Provider, Input, T, Op>{});
   }
-}
-
-/// The backend an explicit policy runs, or the automatic choice.
-template <gpu_backend Backend, class T, class Op>
-gpu_backend resolve_backend(std::int64_t n)
-{
-  if constexpr (Backend == gpu_backend::automatic)
+  else if constexpr (Backend == gpu_backend::atomic)
   {
-    return choose_backend<T, Op>(n).backend;
+    return f(atomic_launcher<Provider, Input, T, Op>{});
+  }
+  else if constexpr (Backend == gpu_backend::single_pass || !atomic_eligible_v<T, Op>)
+  {
+    (void) n;
+    return f(single_pass_launcher<Provider, Input, T, Op>{});
   }
   else
   {
-    return Backend;
+    if (choose_backend<T, Op>(n).backend == gpu_backend::atomic)
+    {
+      return f(atomic_launcher<Provider, Input, T, Op>{});
+    }
+    return f(single_pass_launcher<Provider, Input, T, Op>{});
   }
+}
+
+/// Enqueues the reduction of n >= 1 items on `stream`, its result going to `out` (or to the
+/// scratch result slot when `out` is null). Returns the scratch lease: the caller holds the
+/// stream's scratch until it has read the result.
+template <gpu_backend Backend, class Provider, class Input, class T, class Op>
+scratch_lease enqueue_reduction(Input input, std::int64_t n, const T& init, T* out, const Op& op, cudaStream_t stream)
+{
+  const device_facts& device = current_device_facts();
+  return with_launcher<Backend, Provider, Input, T, Op>(n, [&](auto launcher) {
+    using launcher_type       = decltype(launcher);
+    const std::int64_t blocks = launcher_type::max_blocks(device);
+    scratch_lease scratch =
+      lease_scratch(device.ordinal, stream, sizeof(T), static_cast<std::size_t>(blocks) * sizeof(T));
+    T* result = out ? out : static_cast<T*>(scratch.result);
+    launcher_type::launch(input, n, init, result, op, stream, scratch, blocks);
+    return scratch;
+  });
 }
 
 template <class T>
@@ -159,25 +170,16 @@ T reduce_dispatch(const gpu_policy<Backend, Provider>& policy, InputIt first, In
   {
     return init;
   }
-  auto input         = detail::prepare_input(first);
-  using input_type   = decltype(input);
-  const auto& device = detail::current_device_facts();
-  const auto backend = detail::resolve_backend<Backend, T, BinaryOp>(n);
-  return detail::with_launcher<Provider, input_type, T, BinaryOp>(backend, [&](auto launcher) {
-    using launcher_type       = decltype(launcher);
-    const std::int64_t blocks = launcher_type::max_blocks(device);
-    detail::scratch_lease scratch =
-      detail::lease_scratch(policy.stream, sizeof(T), static_cast<std::size_t>(blocks) * sizeof(T));
-    T* result = static_cast<T*>(scratch.result);
-    launcher_type::launch(input, n, init, result, op, policy.stream, scratch, blocks);
-    detail::throw_on_error(
-      cudaMemcpyAsync(scratch.pinned_result, result, sizeof(T), cudaMemcpyDeviceToHost, policy.stream),
-      "rk::reduce: copying the result back");
-    detail::throw_on_error(cudaStreamSynchronize(policy.stream), "rk::reduce: waiting for the reduction");
-    detail::uninitialized<T> value;
-    std::memcpy(static_cast<void*>(&value), scratch.pinned_result, sizeof(T));
-    return value.value;
-  });
+  auto input = detail::prepare_input(first);
+  const detail::scratch_lease scratch =
+    detail::enqueue_reduction<Backend, Provider>(input, n, init, static_cast<T*>(nullptr), op, policy.stream);
+  detail::throw_on_error(
+    cudaMemcpyAsync(scratch.pinned_result, scratch.result, sizeof(T), cudaMemcpyDeviceToHost, policy.stream),
+    "rk::reduce: copying the result back");
+  detail::throw_on_error(cudaStreamSynchronize(policy.stream), "rk::reduce: waiting for the reduction");
+  detail::uninitialized<T> value;
+  std::memcpy(static_cast<void*>(&value), scratch.pinned_result, sizeof(T));
+  return value.value;
 }
 
 /// Stream-ordered form: writes the result to device memory `out` (a `T*` or thrust::device_ptr<T>)
@@ -204,21 +206,8 @@ void reduce_into(const gpu_policy<Backend, Provider>& policy, InputIt first, Inp
     detail::check_launch("rk::reduce_into: storing init for an empty range");
     return;
   }
-  auto input         = detail::prepare_input(first);
-  using input_type   = decltype(input);
-  const auto& device = detail::current_device_facts();
-  const auto backend = detail::resolve_backend<Backend, T, BinaryOp>(n);
-  if (backend == gpu_backend::atomic && reinterpret_cast<std::uintptr_t>(result) % sizeof(T) != 0)
-  {
-    throw error("rk::atomic: the output must be aligned to sizeof(T) for atomic updates");
-  }
-  detail::with_launcher<Provider, input_type, T, BinaryOp>(backend, [&](auto launcher) {
-    using launcher_type       = decltype(launcher);
-    const std::int64_t blocks = launcher_type::max_blocks(device);
-    detail::scratch_lease scratch =
-      detail::lease_scratch(policy.stream, sizeof(T), static_cast<std::size_t>(blocks) * sizeof(T));
-    launcher_type::launch(input, n, init, result, op, policy.stream, scratch, blocks);
-  });
+  auto input = detail::prepare_input(first);
+  (void) detail::enqueue_reduction<Backend, Provider>(input, n, init, result, op, policy.stream);
 }
 
 template <gpu_backend Backend, class Provider, class InputIt, class OutputPtr, class T>
@@ -255,6 +244,10 @@ explanation explain_dispatch(const gpu_policy<Backend, Provider>&, InputIt first
     const auto choice = detail::choose_backend<T, BinaryOp>(n);
     e.backend         = n == 0 ? "none" : to_string(choice.backend);
     reason            = choice.reason;
+    if constexpr (detail::atomic_eligible_v<T, BinaryOp>)
+    {
+      reason += " (atomic from " + std::to_string(detail::automatic_atomic_min_items) + " items)";
+    }
   }
   else
   {

@@ -21,11 +21,17 @@ inline constexpr int vector_bytes = 16;
 template <class It>
 using iterator_item_t = typename thrust::iterator_traits<It>::value_type;
 
-/// True when [first, last) is a contiguous array of arithmetic items that 16-byte loads can read.
+/// Items that 16-byte vector loads can carry: plain bytes (arithmetic types, and trivial structs
+/// such as a pair of ints) whose size divides 16.
+template <class Item>
+inline constexpr bool is_vector_item_v = std::is_trivially_copyable_v<Item>
+                                      && std::is_trivially_default_constructible_v<Item>
+                                      && vector_bytes % sizeof(Item) == 0;
+
+/// True when [first, last) is a contiguous array that 16-byte loads can read.
 template <class It>
 inline constexpr bool is_vectorizable_v =
-  thrust::is_contiguous_iterator_v<It> && std::is_arithmetic_v<iterator_item_t<It>>
-  && vector_bytes % sizeof(iterator_item_t<It>) == 0;
+  thrust::is_contiguous_iterator_v<It> && is_vector_item_v<std::remove_cv_t<iterator_item_t<It>>>;
 
 /// The type a kernel reads: the raw pointer behind a contiguous iterator (so device_vector
 /// iterators cost no device_reference indirection), or the iterator itself.

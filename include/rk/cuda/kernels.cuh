@@ -24,8 +24,7 @@ template <class Provider, class Input, class T, int BlockThreadsOverride = 0>
 struct reduce_agent
 {
   using item = std::remove_cv_t<iterator_item_t<Input>>;
-  static constexpr bool vectorized =
-    std::is_pointer_v<Input> && std::is_arithmetic_v<item> && vector_bytes % sizeof(item) == 0;
+  static constexpr bool vectorized = std::is_pointer_v<Input> && is_vector_item_v<item>;
   static constexpr reduce_tuning tuning = Provider::template get<item, vectorized>();
   static constexpr int block_threads    = BlockThreadsOverride ? BlockThreadsOverride : tuning.block_threads;
   static constexpr int in_flight        = tuning.chunks_in_flight;

@@ -9,19 +9,27 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <string>
 
 namespace rk::detail
 {
-/// Blocks of `kernel` that fit on one multiprocessor of the current device, asked once per
-/// (kernel, device) and cached.
-template <class Kernel>
-int resident_blocks_per_sm(Kernel kernel, int block_threads, int device)
+inline constexpr int max_cached_devices = 64;
+
+/// Blocks of `Kernel` that fit on one multiprocessor of `device`, asked once per
+/// (kernel, device) and cached. Keyed by the kernel itself (a template argument), not by its
+/// signature: tunings of one kernel share a signature but not an occupancy.
+template <auto Kernel>
+int resident_blocks_per_sm(int block_threads, int device)
 {
-  static std::array<std::atomic<int>, 64> cached{};
+  static std::array<std::atomic<int>, max_cached_devices> cached{};
+  if (device < 0 || device >= max_cached_devices)
+  {
+    throw error("rk: device ordinal " + std::to_string(device) + " is out of the supported range");
+  }
   int blocks = cached[device].load(std::memory_order_relaxed);
   if (blocks == 0)
   {
-    throw_on_error(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block_threads, 0),
+    throw_on_error(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, Kernel, block_threads, 0),
                    "rk: cudaOccupancyMaxActiveBlocksPerMultiprocessor");
     blocks = blocks < 1 ? 1 : blocks;
     cached[device].store(blocks, std::memory_order_relaxed);
@@ -32,10 +40,10 @@ int resident_blocks_per_sm(Kernel kernel, int block_threads, int device)
 /// The grid cap: one full wave of resident blocks (or `blocks_per_sm` of them, if the tuning
 /// asks for fewer). Each block owns a contiguous range, so more blocks than fit would only add
 /// partials without adding bandwidth.
-template <class Kernel>
-std::int64_t max_grid(Kernel kernel, const reduce_tuning& tuning, int block_threads, const device_facts& device)
+template <auto Kernel>
+std::int64_t max_grid(const reduce_tuning& tuning, int block_threads, const device_facts& device)
 {
-  int per_sm = resident_blocks_per_sm(kernel, block_threads, device.ordinal);
+  int per_sm = resident_blocks_per_sm<Kernel>(block_threads, device.ordinal);
   if (tuning.blocks_per_sm > 0 && tuning.blocks_per_sm < per_sm)
   {
     per_sm = tuning.blocks_per_sm;

@@ -53,11 +53,11 @@ struct scratch_lease
   void* pinned_result;     ///< pinned host memory, result_bytes
 };
 
-/// Leases the scratch of (current device, stream), growing it to at least the sizes asked for.
+/// Leases the scratch of (device, stream), growing it to at least the sizes asked for.
 /// Growing allocates new buffers and keeps the old ones until release_cached_memory(), so a CUDA
 /// graph that captured the old addresses stays valid. After the first call with a given size on
 /// a stream, no call allocates.
-scratch_lease lease_scratch(cudaStream_t stream, std::size_t result_bytes, std::size_t partial_bytes);
+scratch_lease lease_scratch(int device, cudaStream_t stream, std::size_t result_bytes, std::size_t partial_bytes);
 
 /// Throws rk::host_memory_error if the GPU cannot read `p` (pageable host memory).
 void check_device_accessible(const void* p, const char* what);

@@ -30,7 +30,7 @@ struct default_tuning
     if constexpr (vectorized)
     {
       // H200, int32 sum: see perf/NOTES.md for the sweep behind these.
-      return reduce_tuning{256, 1, 4, 1, 0};
+      return reduce_tuning{256, 1, 4, 4, 0};
     }
     else
     {

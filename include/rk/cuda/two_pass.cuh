@@ -18,7 +18,7 @@ struct two_pass_launcher
 
   static std::int64_t max_blocks(const device_facts& device)
   {
-    return max_grid(first_kernel, agent::tuning, agent::block_threads, device);
+    return max_grid<first_kernel>(agent::tuning, agent::block_threads, device);
   }
 
   static void launch(Input first, offset_t n, const T& init, T* out, const Op& op, cudaStream_t stream,

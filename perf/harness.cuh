@@ -1,0 +1,663 @@
+#pragma once
+// What rk_perf's two modes (the suite in rk_perf.cu, the tuning sweep in sweep.cu) share: CUDA
+// checks and owners, the device facts a report starts with, the input pool and its rotation, the
+// CUB baseline, the read-bandwidth probe, the timers and the Markdown/JSON output. rk_perf.cu's
+// header describes the method.
+
+#include <rk/reduce.cuh>
+
+#include <cub/device/device_reduce.cuh>
+#include <thrust/execution_policy.h>
+#include <thrust/tabulate.h>
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <iomanip>
+#include <iostream>
+#include <limits>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <type_traits>
+#include <typeindex>
+#include <vector>
+
+namespace rk_perf
+{
+// ---------------------------------------------------------------------------------------------
+// CUDA checks and owners
+
+/// Throws std::runtime_error naming `what` and carrying CUDA's error string unless `code` is
+/// cudaSuccess.
+void check(cudaError_t code, const char* what);
+
+/// Owns one cudaMalloc allocation.
+class device_buffer
+{
+public:
+  device_buffer() = default;
+  /// Allocates `bytes`; throws on any failure.
+  explicit device_buffer(std::size_t bytes);
+  /// Allocates `bytes`, or returns an empty buffer if the device is out of memory.
+  static device_buffer try_allocate(std::size_t bytes);
+
+  device_buffer(device_buffer&& other) noexcept;
+  device_buffer& operator=(device_buffer&& other) noexcept;
+  device_buffer(const device_buffer&)            = delete;
+  device_buffer& operator=(const device_buffer&) = delete;
+  ~device_buffer();
+
+  void* get() const noexcept
+  {
+    return data_;
+  }
+  std::size_t bytes() const noexcept
+  {
+    return bytes_;
+  }
+  explicit operator bool() const noexcept
+  {
+    return data_ != nullptr;
+  }
+
+private:
+  void* data_        = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+/// Owns one cudaMallocHost allocation (pinned, so cudaMemcpyAsync into it is truly asynchronous).
+class pinned_buffer
+{
+public:
+  explicit pinned_buffer(std::size_t bytes);
+  pinned_buffer(const pinned_buffer&)            = delete;
+  pinned_buffer& operator=(const pinned_buffer&) = delete;
+  ~pinned_buffer();
+
+  void* get() const noexcept
+  {
+    return data_;
+  }
+
+private:
+  void* data_ = nullptr;
+};
+
+/// Owns a non-blocking stream: the suite's work never waits on the legacy default stream.
+class stream_owner
+{
+public:
+  stream_owner();
+  stream_owner(const stream_owner&)            = delete;
+  stream_owner& operator=(const stream_owner&) = delete;
+  ~stream_owner();
+
+  cudaStream_t get() const noexcept
+  {
+    return stream_;
+  }
+
+private:
+  cudaStream_t stream_ = nullptr;
+};
+
+/// Copies `count` T from device memory to the host once the work queued on `stream` is done.
+/// (A plain cudaMemcpy would not wait: it runs on the legacy default stream, which does not
+/// synchronize with the suite's non-blocking stream.) For correctness checks only.
+template <class T>
+void copy_to_host(T* host, const T* device, std::size_t count, cudaStream_t stream)
+{
+  check(cudaMemcpyAsync(host, device, count * sizeof(T), cudaMemcpyDeviceToHost, stream),
+        "cudaMemcpyAsync to the host");
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize after a copy to the host");
+}
+
+template <class T>
+T copy_to_host(const T* device_value, cudaStream_t stream)
+{
+  T value;
+  copy_to_host(&value, device_value, 1, stream);
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The device and the run
+
+struct device_info
+{
+  int ordinal;
+  std::string name;
+  int compute_capability; ///< major * 10 + minor
+  int multiprocessors;
+  std::size_t l2_bytes;
+  std::size_t global_memory_bytes;
+  int driver_version;  ///< cudaDriverGetVersion: 1000 * major + 10 * minor
+  int runtime_version; ///< cudaRuntimeGetVersion, same encoding
+};
+
+device_info query_device();
+
+/// "13.0" from 13000.
+std::string cuda_version_string(int version);
+
+/// The commit the suite was configured at (RK_PERF_COMMIT), unless the RK_COMMIT environment
+/// variable overrides it (the configure-time value goes stale when one commits without
+/// reconfiguring).
+std::string commit_id();
+
+/// The current UTC time, ISO 8601.
+std::string utc_timestamp();
+
+/// The CMake build type the suite was compiled with (host code is unoptimized without one).
+std::string build_type();
+
+// ---------------------------------------------------------------------------------------------
+// Element types
+
+template <class T>
+struct type_traits; // name: how reports and options spell the type
+
+// clang-format off
+template <> struct type_traits<std::int32_t> { static constexpr const char* name = "int32"; };
+template <> struct type_traits<std::int64_t> { static constexpr const char* name = "int64"; };
+template <> struct type_traits<float>        { static constexpr const char* name = "float"; };
+template <> struct type_traits<double>       { static constexpr const char* name = "double"; };
+// clang-format on
+
+/// Calls `f(type_tag<T>{})` for each T of Ts, in order.
+template <class T>
+struct type_tag
+{
+  using type = T;
+};
+
+template <class... Ts, class F>
+void for_each_type(F&& f)
+{
+  (f(type_tag<Ts>{}), ...);
+}
+
+/// splitmix64's finalizer: a cheap, well-mixed hash of an element's index.
+__host__ __device__ inline std::uint64_t splitmix64(std::uint64_t x)
+{
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+/// The random input value at index i. Integer sums stay far from overflow (int32 in [-100, 100],
+/// int64 in [-1000, 1000]); floating-point values are in [0, 1), so sums have no cancellation
+/// and a relative tolerance is meaningful. Types other than the four arithmetic ones specialize it.
+template <class T>
+struct random_value
+{
+  std::uint64_t seed;
+
+  __host__ __device__ T operator()(std::uint64_t i) const
+  {
+    const std::uint64_t h = splitmix64(seed ^ splitmix64(i));
+    if constexpr (std::is_same_v<T, std::int32_t>)
+    {
+      return static_cast<std::int32_t>(h % 201) - 100;
+    }
+    else if constexpr (std::is_same_v<T, std::int64_t>)
+    {
+      return static_cast<std::int64_t>(h % 2001) - 1000;
+    }
+    else if constexpr (std::is_same_v<T, float>)
+    {
+      return static_cast<float>(h >> 40) * 0x1p-24f;
+    }
+    else
+    {
+      static_assert(std::is_same_v<T, double>, "specialize rk_perf::random_value for this type");
+      return static_cast<double>(h >> 11) * 0x1p-53;
+    }
+  }
+};
+
+/// The seed of a type's input: fixed, so every run reads the same values.
+inline constexpr std::uint64_t input_seed = 0x726b5f70657266ull; // "rk_perf"
+
+template <class T>
+void fill_random(T* data, std::size_t n, cudaStream_t stream)
+{
+  thrust::tabulate(thrust::cuda::par.on(stream), data, data + n, random_value<T>{input_seed});
+}
+
+/// Whether a result matches the reference: exactly for integers (and any non-floating type, by
+/// its bytes' meaning of ==), within a relative 1e-4 for float and 1e-10 for double sums (the
+/// backends group the additions differently).
+template <class T>
+bool results_match(const T& got, const T& want)
+{
+  if constexpr (std::is_floating_point_v<T>)
+  {
+    const double tolerance = std::is_same_v<T, float> ? 1e-4 : 1e-10;
+    const double scale     = want < 0 ? -static_cast<double>(want) : static_cast<double>(want);
+    const double error     = static_cast<double>(got) - static_cast<double>(want);
+    return (error < 0 ? -error : error) <= tolerance * (scale > 1 ? scale : 1.0);
+  }
+  else
+  {
+    return got == want;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inputs
+
+/// `n`-element inputs for consecutive calls. When several copies fit in the pool, the calls
+/// cycle through distinct, 256-byte-aligned slices of it; otherwise every call reads the one
+/// buffer (which is then larger than L2 anyway). One object serves every implementation of a
+/// case, so its cursor keeps moving and no implementation reads a slice another just warmed.
+template <class T>
+class input_slices
+{
+public:
+  input_slices(const T* base, std::size_t n, std::size_t stride, std::size_t count)
+      : base_(base)
+      , n_(n)
+      , stride_(stride)
+      , count_(count)
+  {}
+
+  std::size_t size() const noexcept
+  {
+    return n_;
+  }
+  std::size_t count() const noexcept
+  {
+    return count_;
+  }
+  /// Slice 0, which the correctness checks read.
+  const T* first() const noexcept
+  {
+    return base_;
+  }
+  /// The slice the next call reads.
+  const T* next() noexcept
+  {
+    const T* slice = base_ + (cursor_ % count_) * stride_;
+    ++cursor_;
+    return slice;
+  }
+
+private:
+  const T* base_;
+  std::size_t n_;
+  std::size_t stride_; ///< elements between consecutive slices
+  std::size_t count_;
+  std::size_t cursor_ = 0;
+};
+
+/// The device memory the suite reads: one pool of at least 512 MiB and 4x L2, filled with random
+/// values of the type being measured, plus a dedicated buffer for inputs larger than the pool.
+class input_pool
+{
+public:
+  static constexpr std::size_t slice_alignment = 256;
+
+  explicit input_pool(const device_info& device);
+
+  /// Random inputs of `n` elements of T, or nothing if the device cannot hold them (the caller
+  /// reports the skip). Invalidates the slices of earlier calls.
+  template <class T>
+  std::optional<input_slices<T>> prepare(std::size_t n, cudaStream_t stream);
+
+  std::size_t pool_bytes() const noexcept
+  {
+    return pool_.bytes();
+  }
+
+private:
+  device_buffer pool_;
+  std::optional<std::type_index> pool_type_; // the type the pool's bytes hold
+  device_buffer large_;                       // the input when it exceeds the pool
+};
+
+template <class T>
+std::optional<input_slices<T>> input_pool::prepare(std::size_t n, cudaStream_t stream)
+{
+  const std::size_t bytes = n * sizeof(T);
+  if (bytes <= pool_.bytes())
+  {
+    T* pool = static_cast<T*>(pool_.get());
+    if (pool_type_ != std::type_index(typeid(T)))
+    {
+      fill_random(pool, pool_.bytes() / sizeof(T), stream);
+      pool_type_ = std::type_index(typeid(T));
+    }
+    // The pool's size is a multiple of the alignment, so at least one slice fits.
+    const std::size_t stride_bytes = (bytes + slice_alignment - 1) / slice_alignment * slice_alignment;
+    return input_slices<T>(pool, n, stride_bytes / sizeof(T), pool_.bytes() / stride_bytes);
+  }
+  large_ = device_buffer{}; // free the previous large input first: the device may hold only one
+  large_ = device_buffer::try_allocate(bytes);
+  if (!large_)
+  {
+    return std::nullopt;
+  }
+  T* data = static_cast<T*>(large_.get());
+  fill_random(data, n, stream);
+  return input_slices<T>(data, n, 0, 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Baselines
+
+/// cub::DeviceReduce::Sum with 32-bit counts where they suffice (the way most callers use it).
+template <class T>
+cudaError_t cub_sum(void* temp, std::size_t& temp_bytes, const T* in, T* out, std::int64_t n, cudaStream_t stream)
+{
+  if (n <= std::numeric_limits<int>::max())
+  {
+    return cub::DeviceReduce::Sum(temp, temp_bytes, in, out, static_cast<int>(n), stream);
+  }
+  return cub::DeviceReduce::Sum(temp, temp_bytes, in, out, n, stream);
+}
+
+template <class T>
+std::size_t cub_sum_temp_bytes(std::int64_t n)
+{
+  std::size_t bytes = 0;
+  check(cub_sum<T>(nullptr, bytes, nullptr, nullptr, n, nullptr), "cub::DeviceReduce::Sum (temp storage query)");
+  return bytes;
+}
+
+/// CUB's temporary storage, allocated once before any timing for the largest case of the run.
+class cub_storage
+{
+public:
+  explicit cub_storage(std::size_t bytes)
+      : buffer_(bytes > 0 ? bytes : 1)
+  {}
+
+  /// Runs CUB's sum; throws if the case needs more storage than was set aside.
+  template <class T>
+  void sum(const T* in, T* out, std::int64_t n, cudaStream_t stream)
+  {
+    std::size_t bytes = buffer_.bytes();
+    check(cub_sum(buffer_.get(), bytes, in, out, n, stream), "cub::DeviceReduce::Sum");
+  }
+
+private:
+  device_buffer buffer_;
+};
+
+/// The practical speed of light: a kernel that reads every byte with 16-byte loads (several in
+/// flight per thread, a full wave of resident blocks) and does nothing else, plus an empty kernel
+/// whose back-to-back time is the launch floor.
+class read_probe
+{
+public:
+  explicit read_probe(const device_info& device);
+
+  /// Enqueues one read of [data, data + bytes); `data` 16-byte aligned, `bytes` a multiple of 4.
+  void launch(const void* data, std::size_t bytes, cudaStream_t stream) const;
+  /// Enqueues one empty kernel.
+  void launch_empty(cudaStream_t stream) const;
+
+private:
+  int max_blocks_;
+  device_buffer sink_; // written only if the xor of the input equals an impossible value
+};
+
+// ---------------------------------------------------------------------------------------------
+// Timing
+
+struct timing
+{
+  double median_us = 0;
+  std::vector<double> samples_us; ///< device: per-call time of each trial; host: each call
+  int calls_per_sample = 1;
+};
+
+struct timing_plan
+{
+  int trials;           ///< device trials whose median is reported
+  double host_total_us; ///< host repetitions stop after this much time...
+  int host_min_reps;    ///< ...once at least this many ran...
+  int host_max_reps;    ///< ...or at this many
+};
+
+timing_plan make_timing_plan(bool quick, int trials);
+
+/// Device time per call of `call`, which must only enqueue stream-ordered work on `stream`.
+timing time_device(cudaStream_t stream, const timing_plan& plan, const std::function<void()>& call);
+
+/// Host round trip of `call`, which must return only once its result is on the host.
+timing time_host(const timing_plan& plan, const std::function<void()>& call);
+
+double median(std::vector<double> values);
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+/// Decimal GB/s of `bytes` read in `us` microseconds.
+inline double gigabytes_per_second(double bytes, double us)
+{
+  return bytes / (us * 1e3);
+}
+
+/// "2^20".
+std::string power_of_two(int log2);
+
+/// "4 KiB", "512 MiB", "8 GiB".
+std::string human_bytes(double bytes);
+
+/// `value` with `decimals` digits after the point.
+std::string fixed(double value, int decimals);
+
+/// A Markdown table, columns padded so the plain text is readable too. The first `text_columns`
+/// columns (names) are left-aligned, the rest (figures) right-aligned.
+class markdown_table
+{
+public:
+  markdown_table(std::vector<std::string> header, std::size_t text_columns);
+  void add_row(std::vector<std::string> cells);
+  void print(std::ostream& os) const;
+
+private:
+  std::vector<std::vector<std::string>> rows_; // rows_[0] is the header
+  std::size_t text_columns_;
+};
+
+/// `s` as a JSON string literal.
+std::string json_string(const std::string& s);
+
+/// `values` as a JSON array of numbers.
+std::string json_numbers(const std::vector<double>& values);
+
+/// A JSON number, or null for NaN/infinity.
+std::string json_number(double value);
+// ---------------------------------------------------------------------------------------------
+// Results
+
+/// One implementation's figures for one (type, size).
+struct measurement
+{
+  std::string type; ///< the table it belongs to: "int32", "int64", "float", "double"
+  int log2n;
+  std::string impl;
+  double bytes;        ///< bytes of input one call reads
+  std::string backend; ///< rk::device only: the backend rk::explain says it runs
+  std::optional<timing> device;
+  std::optional<timing> host;
+
+  std::int64_t n() const noexcept
+  {
+    return std::int64_t{1} << log2n;
+  }
+  /// NaN when the device time was not measured.
+  double gbps() const;
+};
+
+std::string to_json(const measurement& m);
+
+/// `scale` x the reference's device time / m's, as text; "" if either has no device time. Both
+/// read the same bytes, so this is m's speedup over the reference (scale 1), or its share of the
+/// reference's bandwidth (scale 100: percent).
+std::string relative_speed(const measurement& m, const measurement* reference, double scale, int decimals);
+
+/// The measurement of `impl` at (type, log2n), or null.
+const measurement* find(const std::vector<measurement>& results, const std::string& type, int log2n,
+                        const std::string& impl);
+
+/// Counts results that disagree with their reference and reports each one loudly on stderr.
+class check_log
+{
+public:
+  template <class T>
+  void compare(const std::string& what, const T& got, const T& want, const char* reference)
+  {
+    if (!results_match(got, want))
+    {
+      ++mismatches_;
+      std::cerr << std::setprecision(17) << "MISMATCH: " << what << ": got " << got << ", expected " << want << " ("
+                << reference << ")\n";
+    }
+  }
+
+  int mismatches() const noexcept
+  {
+    return mismatches_;
+  }
+
+private:
+  int mismatches_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The run
+
+/// What every measurement needs: the device, the suite's stream, the inputs, the probe, the
+/// timing plan, the correctness log and the device word stream-ordered calls write.
+class run_context
+{
+public:
+  explicit run_context(const timing_plan& plan);
+
+  const device_info device;
+  const stream_owner stream;
+  input_pool inputs;
+  const read_probe probe;
+  const timing_plan plan;
+  check_log checks;
+
+  template <class T>
+  T* result() const noexcept
+  {
+    static_assert(sizeof(T) <= max_result_bytes, "the result word is too small for this type");
+    return static_cast<T*>(result_.get());
+  }
+
+private:
+  static constexpr std::size_t max_result_bytes = 16;
+  device_buffer result_;
+};
+
+/// rk::reduce_into with `policy` over slice 0, result copied back: what the checks compare.
+template <class Policy, class T, class Op>
+T rk_result(run_context& ctx, const Policy& policy, const input_slices<T>& in, const T& init, Op op)
+{
+  rk::reduce_into(policy.on(ctx.stream.get()), in.first(), in.first() + in.size(), ctx.result<T>(), init, op);
+  return copy_to_host(ctx.result<T>(), ctx.stream.get());
+}
+
+/// Device time of rk::reduce_into with `policy`, each call on the next slice.
+template <class Policy, class T, class Op>
+timing time_rk(run_context& ctx, const Policy& policy, input_slices<T>& in, const T& init, Op op)
+{
+  const auto on_stream = policy.on(ctx.stream.get());
+  T* out               = ctx.result<T>();
+  return time_device(ctx.stream.get(), ctx.plan, [&] {
+    const T* first = in.next();
+    rk::reduce_into(on_stream, first, first + in.size(), out, init, op);
+  });
+}
+
+/// CUB's sum of slice 0: the reference the rk results are checked against.
+template <class T>
+T cub_result(run_context& ctx, cub_storage& cub, const input_slices<T>& in)
+{
+  cub.sum(in.first(), ctx.result<T>(), static_cast<std::int64_t>(in.size()), ctx.stream.get());
+  return copy_to_host(ctx.result<T>(), ctx.stream.get());
+}
+
+template <class T>
+timing time_cub(run_context& ctx, cub_storage& cub, input_slices<T>& in)
+{
+  T* out = ctx.result<T>();
+  return time_device(ctx.stream.get(), ctx.plan, [&] {
+    cub.sum(in.next(), out, static_cast<std::int64_t>(in.size()), ctx.stream.get());
+  });
+}
+
+template <class T>
+timing time_probe(run_context& ctx, input_slices<T>& in)
+{
+  return time_device(ctx.stream.get(), ctx.plan, [&] {
+    ctx.probe.launch(in.next(), in.size() * sizeof(T), ctx.stream.get());
+  });
+}
+
+/// A measurement of `impl` for `n` = 2^log2n elements of T, with nothing timed yet.
+template <class T>
+measurement make_measurement(const std::string& type, int log2n, const std::string& impl)
+{
+  return measurement{type, log2n, impl, static_cast<double>(sizeof(T)) * static_cast<double>(std::int64_t{1} << log2n),
+                     {}, std::nullopt, std::nullopt};
+}
+
+/// "int32 2^20 rk::two_pass": how progress and mismatch lines name a case.
+std::string case_name(const std::string& type, int log2n, const std::string& impl);
+
+/// Checks rk::reduce_into with `policy` against `want` (from `reference`), then times it.
+template <class Policy, class T, class Op>
+measurement measure_rk(run_context& ctx, const std::string& type, int log2n, const std::string& impl,
+                       const Policy& policy, input_slices<T>& in, const T& init, Op op, const T& want,
+                       const char* reference)
+{
+  measurement m = make_measurement<T>(type, log2n, impl);
+  ctx.checks.compare(case_name(type, log2n, impl), rk_result(ctx, policy, in, init, op), want, reference);
+  m.device = time_rk(ctx, policy, in, init, op);
+  return m;
+}
+
+/// Random inputs of 2^log2n elements of T from `ctx.inputs`, announced on stderr; or nothing,
+/// with a note on stderr, if the device cannot hold them.
+template <class T>
+std::optional<input_slices<T>> prepare_case(run_context& ctx, int log2n)
+{
+  const double bytes = static_cast<double>(sizeof(T)) * static_cast<double>(std::int64_t{1} << log2n);
+  auto in            = ctx.inputs.prepare<T>(std::size_t{1} << log2n, ctx.stream.get());
+  if (!in)
+  {
+    std::cerr << "rk_perf: skipping " << type_traits<T>::name << " " << power_of_two(log2n) << ": cudaMalloc of "
+              << human_bytes(bytes) << " failed (out of memory)\n";
+    return in;
+  }
+  std::cerr << "rk_perf: " << type_traits<T>::name << " " << power_of_two(log2n) << " (" << human_bytes(bytes) << ", "
+            << (in->count() == 1 ? std::string("one buffer") : std::to_string(in->count()) + " rotating slices")
+            << ")\n";
+  return in;
+}
+
+/// The largest CUB temporary storage a sum of T needs over the sizes 2^log2 of `log2_sizes`.
+template <class T>
+std::size_t cub_temp_bytes_for(const std::vector<int>& log2_sizes)
+{
+  std::size_t most = 0;
+  for (const int log2 : log2_sizes)
+  {
+    most = std::max(most, cub_sum_temp_bytes<T>(std::int64_t{1} << log2));
+  }
+  return most;
+}
+} // namespace rk_perf

@@ -1,0 +1,164 @@
+// rk_perf --sweep: rk::single_pass under a small grid of launch shapes, next to CUB and the read
+// probe, to choose include/rk/cuda/tuning.cuh's defaults. Its own translation unit because the
+// grid instantiates rk's kernels 16 times per type; it compiles in parallel with rk_perf.cu.
+// Timing, inputs and checks are the suite's (harness.cuh).
+
+#include "sweep.cuh"
+
+#include <rk/reduce.cuh>
+
+#include <algorithm>
+#include <cstdint>
+#include <iostream>
+#include <tuple>
+
+namespace rk_perf
+{
+namespace
+{
+template <int BlockThreads, int LaneUnits, int ChunksInFlight, int MinChunksPerWarp>
+using shape = rk::fixed_tuning<BlockThreads, LaneUnits, ChunksInFlight, MinChunksPerWarp>;
+
+// block_threads x lane_units x chunks_in_flight x min_chunks_per_warp, listed rather than
+// generated so that what gets compiled is plain to see: every entry instantiates rk's kernels once
+// per swept type.
+// clang-format off
+using sweep_shapes = std::tuple<
+  shape<256, 1, 4, 1>, shape<256, 1, 4, 4>, shape<256, 1, 8, 1>, shape<256, 1, 8, 8>,
+  shape<256, 2, 2, 1>, shape<256, 2, 2, 2>, shape<256, 2, 4, 1>, shape<256, 2, 4, 4>,
+  shape<512, 1, 4, 1>, shape<512, 1, 4, 4>, shape<512, 1, 8, 8>, shape<512, 2, 2, 2>,
+  shape<512, 2, 4, 4>, shape<128, 1, 8, 8>, shape<128, 2, 4, 4>, shape<1024, 1, 4, 4>>;
+// clang-format on
+
+/// How the row of rk's default tuning is labelled (followed by its shape).
+const std::string default_label = "default ";
+
+/// "256/1/4/1": the shape a provider gives T's vectorized path.
+template <class Provider, class T>
+std::string shape_name()
+{
+  constexpr rk::reduce_tuning t = Provider::template get<T, true>();
+  return std::to_string(t.block_threads) + "/" + std::to_string(t.lane_units) + "/"
+       + std::to_string(t.chunks_in_flight) + "/" + std::to_string(t.min_chunks_per_warp);
+}
+
+template <class T>
+void sweep_size(run_context& ctx, cub_storage& cub, input_slices<T>& in, int log2, std::vector<measurement>& results)
+{
+  const std::string type = type_traits<T>::name;
+  const T want           = cub_result(ctx, cub, in);
+
+  measurement cub_row = make_measurement<T>(type, log2, "cub");
+  cub_row.device      = time_cub(ctx, cub, in);
+  results.push_back(std::move(cub_row));
+  measurement probe_row = make_measurement<T>(type, log2, "probe");
+  probe_row.device      = time_probe(ctx, in);
+  results.push_back(std::move(probe_row));
+
+  const std::string default_name = default_label + shape_name<rk::default_tuning, T>();
+  results.push_back(measure_rk(ctx, type, log2, default_name, rk::single_pass, in, T{}, rk::plus{}, want, "CUB"));
+  std::apply(
+    [&](auto... shapes) {
+      (results.push_back(measure_rk(ctx, type, log2, shape_name<decltype(shapes), T>(),
+                                    rk::single_pass.tuned<decltype(shapes)>(), in, T{}, rk::plus{}, want, "CUB")),
+       ...);
+    },
+    sweep_shapes{});
+}
+
+/// The rows of one type: per size, CUB, the probe, the default shape and the grid.
+void print_type(const std::string& type, const std::vector<int>& log2_sizes, const std::vector<measurement>& results)
+{
+  markdown_table table({"n", "variant", "us/call", "GB/s", "% probe", "vs CUB"}, 2);
+  markdown_table best({"n", "fastest shape", "us/call", "% probe", "vs default"}, 2);
+  for (const int log2 : log2_sizes)
+  {
+    const measurement* cub         = find(results, type, log2, "cub");
+    const measurement* probe       = find(results, type, log2, "probe");
+    const measurement* fastest     = nullptr;
+    const measurement* default_row = nullptr;
+    for (const auto& m : results)
+    {
+      if (m.type != type || m.log2n != log2 || !m.device)
+      {
+        continue;
+      }
+      table.add_row({power_of_two(log2), m.impl, fixed(m.device->median_us, 2), fixed(m.gbps(), 1),
+                     relative_speed(m, probe, 100, 1), relative_speed(m, cub, 1, 2)});
+      const bool is_default = m.impl.rfind(default_label, 0) == 0;
+      const bool is_shape   = !is_default && m.impl != "cub" && m.impl != "probe";
+      if (is_default)
+      {
+        default_row = &m;
+      }
+      else if (is_shape && (fastest == nullptr || m.device->median_us < fastest->device->median_us))
+      {
+        fastest = &m;
+      }
+    }
+    if (fastest != nullptr)
+    {
+      best.add_row({power_of_two(log2), fastest->impl, fixed(fastest->device->median_us, 2),
+                    relative_speed(*fastest, probe, 100, 1), relative_speed(*fastest, default_row, 1, 2)});
+    }
+  }
+  std::cout << "\n## " << type << " sum, rk::single_pass\n\n"
+            << "variant = block_threads/lane_units/chunks_in_flight/min_chunks_per_warp\n\n";
+  table.print(std::cout);
+  std::cout << "\nFastest shape per size (vs default = default time / fastest time):\n\n";
+  best.print(std::cout);
+  std::cout.flush();
+}
+
+template <class T>
+void sweep_type(run_context& ctx, cub_storage& cub, const std::vector<int>& log2_sizes,
+                std::vector<measurement>& results)
+{
+  const std::string type = type_traits<T>::name;
+  for (const int log2 : log2_sizes)
+  {
+    if (auto in = prepare_case<T>(ctx, log2))
+    {
+      sweep_size(ctx, cub, *in, log2, results);
+    }
+  }
+  print_type(type, log2_sizes, results);
+}
+} // namespace
+
+const std::vector<std::string>& sweep_types()
+{
+  static const std::vector<std::string> types = {"int32", "float", "double"};
+  return types;
+}
+
+const std::vector<int>& sweep_default_log2_sizes()
+{
+  static const std::vector<int> sizes = {14, 18, 22, 26, 28};
+  return sizes;
+}
+
+void run_sweep(run_context& ctx, const std::vector<std::string>& types, const std::vector<int>& log2_sizes,
+               std::vector<measurement>& results)
+{
+  const auto wanted = [&](const char* name) {
+    return std::find(types.begin(), types.end(), name) != types.end();
+  };
+  std::size_t cub_bytes = 0;
+  for_each_type<std::int32_t, float, double>([&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (wanted(type_traits<T>::name))
+    {
+      cub_bytes = std::max(cub_bytes, cub_temp_bytes_for<T>(log2_sizes));
+    }
+  });
+  cub_storage cub(cub_bytes);
+  for_each_type<std::int32_t, float, double>([&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (wanted(type_traits<T>::name))
+    {
+      sweep_type<T>(ctx, cub, log2_sizes, results);
+    }
+  });
+}
+} // namespace rk_perf
