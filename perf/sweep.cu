@@ -16,18 +16,18 @@ namespace rk_perf
 {
 namespace
 {
-template <int BlockThreads, int LaneUnits, int ChunksInFlight, int MinChunksPerWarp>
-using shape = rk::fixed_tuning<BlockThreads, LaneUnits, ChunksInFlight, MinChunksPerWarp>;
+template <int BlockThreads, int LaneUnits, int ChunksInFlight, int MinChunksPerWarp, int Waves>
+using shape = rk::fixed_tuning<BlockThreads, LaneUnits, ChunksInFlight, MinChunksPerWarp, Waves>;
 
-// block_threads x lane_units x chunks_in_flight x min_chunks_per_warp, listed rather than
+// block_threads x lane_units x chunks_in_flight x min_chunks_per_warp x waves, listed rather than
 // generated so that what gets compiled is plain to see: every entry instantiates rk's kernels once
 // per swept type.
 // clang-format off
 using sweep_shapes = std::tuple<
-  shape<256, 1, 4, 1>, shape<256, 1, 4, 4>, shape<256, 1, 8, 1>, shape<256, 1, 8, 8>,
-  shape<256, 2, 2, 1>, shape<256, 2, 2, 2>, shape<256, 2, 4, 1>, shape<256, 2, 4, 4>,
-  shape<512, 1, 4, 1>, shape<512, 1, 4, 4>, shape<512, 1, 8, 8>, shape<512, 2, 2, 2>,
-  shape<512, 2, 4, 4>, shape<128, 1, 8, 8>, shape<128, 2, 4, 4>, shape<1024, 1, 4, 4>>;
+  shape<512, 2, 4, 4, 1>, shape<512, 2, 4, 4, 2>, shape<512, 2, 4, 4, 4>, shape<256, 2, 4, 4, 1>,
+  shape<256, 2, 4, 4, 2>, shape<256, 2, 4, 4, 4>, shape<256, 2, 2, 2, 1>, shape<256, 2, 2, 2, 4>,
+  shape<512, 2, 2, 2, 1>, shape<512, 2, 2, 2, 4>, shape<256, 1, 4, 4, 1>, shape<256, 1, 4, 4, 4>,
+  shape<512, 1, 8, 8, 2>, shape<1024, 1, 4, 4, 2>, shape<512, 2, 4, 1, 2>, shape<256, 2, 4, 1, 4>>;
 // clang-format on
 
 /// How the row of rk's default tuning is labelled (followed by its shape).
@@ -39,7 +39,8 @@ std::string shape_name()
 {
   constexpr rk::reduce_tuning t = Provider::template get<T, true>();
   return std::to_string(t.block_threads) + "/" + std::to_string(t.lane_units) + "/"
-       + std::to_string(t.chunks_in_flight) + "/" + std::to_string(t.min_chunks_per_warp);
+       + std::to_string(t.chunks_in_flight) + "/" + std::to_string(t.min_chunks_per_warp) + "/"
+       + std::to_string(t.waves);
 }
 
 template <class T>

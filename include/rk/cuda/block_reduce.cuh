@@ -6,10 +6,12 @@
 // How the input is cut. The range is [head | body of full chunks | tail]. The head holds the items
 // before the first 16-byte boundary (vectorized inputs only); the body is `chunks` full warp
 // chunks; the tail is what is left. Block b owns a contiguous run of chunks (the first `r` blocks
-// one more than the rest); inside a block, warp w owns a contiguous run of that block's chunks.
-// Block 0's warp 0 takes the head before its chunks, and the last block's last non-empty warp
-// takes the tail after its chunks, so every warp's items are contiguous and the warps of a block,
-// and the blocks of the grid, are in input order. Partial chunks are never padded: a lane with no
+// one more than the rest) and walks it in tiles of warps * InFlight chunks: in each tile, warp w
+// takes the w-th run of InFlight adjacent chunks, so a block streams one contiguous tile at a time
+// (good DRAM locality) while every warp's part of a tile stays contiguous. The warps' tile results
+// go to shared memory in chunk order, and after every 32 of them warp 0 folds them, in order, into
+// the block's accumulator: one barrier per 32 warp-parts. Block 0's warp 0 takes the head first;
+// the last block's warp 0 takes the tail last. Partial chunks are never padded: a lane with no
 // item simply does not take part in the combine.
 
 #include <rk/cuda/input.cuh>
@@ -132,22 +134,22 @@ __device__ T block_reduce_range(It first, const Chunks& chunks, const range_plan
 {
   constexpr int warps = BlockThreads / warp_threads;
   static_assert(BlockThreads % warp_threads == 0 && warps <= warp_threads, "block_threads must be 32..1024, 32k");
+  constexpr int parts_per_group    = warp_threads;          // warp-parts folded per barrier: one warp reduce
+  constexpr int tiles_per_group    = warp_threads / warps;
+  constexpr offset_t tile_chunks   = offset_t{warps} * InFlight;
+  constexpr offset_t group_chunks  = tile_chunks * tiles_per_group;
   const int lane = static_cast<int>(threadIdx.x) % warp_threads;
   const int warp = static_cast<int>(threadIdx.x) / warp_threads;
 
-  // This block's chunks, then this warp's.
   const offset_t per_block   = plan.chunks / plan.blocks;
   const offset_t extra_block = plan.chunks % plan.blocks;
   const offset_t block_first = block * per_block + (block < extra_block ? block : extra_block);
-  const offset_t block_count = per_block + (block < extra_block ? 1 : 0);
-  const offset_t per_warp    = block_count / warps;
-  const offset_t extra_warp  = block_count % warps;
-  const offset_t warp_first  = block_first + warp * per_warp + (warp < extra_warp ? warp : extra_warp);
-  const offset_t warp_count  = per_warp + (warp < extra_warp ? 1 : 0);
-  const int busy_warps       = block_count < warps ? static_cast<int>(block_count) : warps;
-  const int tail_warp        = busy_warps > 0 ? busy_warps - 1 : 0;
+  const offset_t block_end   = block_first + per_block + (block < extra_block ? 1 : 0);
 
-  maybe<T> acc;
+  // Double-buffered so warps can fill the next group while warp 0 folds this one.
+  __shared__ alignas(T) unsigned char parts_raw[2][parts_per_group * sizeof(T)];
+
+  maybe<T> acc; // the block's accumulator, kept by warp 0's lane 0
   if (block == 0 && warp == 0 && plan.head > 0)
   {
     const T head = warp_reduce_items<Chunks::lane_items, T>(first, 0, plan.head, op, lane);
@@ -156,9 +158,47 @@ __device__ T block_reduce_range(It first, const Chunks& chunks, const range_plan
       acc.fold(head, op);
     }
   }
-  warp_reduce_chunks<InFlight>(chunks, warp_first, warp_first + warp_count, acc, op, lane);
+
+  int buffer = 0;
+  for (offset_t group = block_first; group < block_end; group += group_chunks, buffer ^= 1)
+  {
+    T* parts = reinterpret_cast<T*>(parts_raw[buffer]);
+#pragma unroll
+    for (int tile = 0; tile < tiles_per_group; ++tile)
+    {
+      const offset_t mine = group + tile * tile_chunks + warp * InFlight;
+      if (mine < block_end)
+      {
+        maybe<T> part;
+        warp_reduce_chunks<InFlight>(chunks, mine, mine + InFlight < block_end ? mine + InFlight : block_end, part,
+                                     op, lane);
+        if (lane == 0)
+        {
+          ::new (static_cast<void*>(parts + tile * warps + warp)) T(part.slot.value);
+        }
+      }
+    }
+    __syncthreads();
+    if (warp == 0)
+    {
+      // Parts with chunks form a prefix of the group, in chunk order.
+      const offset_t left = (block_end - group + InFlight - 1) / InFlight;
+      const int valid     = left < parts_per_group ? static_cast<int>(left) : parts_per_group;
+      uninitialized<T> part;
+      if (lane < valid)
+      {
+        part.emplace(parts[lane]);
+      }
+      const T group_total = warp_reduce(part.value, op, lane, valid);
+      if (lane == 0)
+      {
+        acc.fold(group_total, op);
+      }
+    }
+  }
+
   const offset_t tail_begin = plan.head + plan.chunks * Chunks::chunk_items;
-  if (block == plan.blocks - 1 && warp == tail_warp && tail_begin < plan.size)
+  if (block == plan.blocks - 1 && warp == 0 && tail_begin < plan.size)
   {
     const T tail = warp_reduce_items<Chunks::lane_items, T>(first, tail_begin, plan.size - tail_begin, op, lane);
     if (lane == 0)
@@ -166,35 +206,6 @@ __device__ T block_reduce_range(It first, const Chunks& chunks, const range_plan
       acc.fold(tail, op);
     }
   }
-
-  if constexpr (warps == 1)
-  {
-    return acc.slot.value;
-  }
-  else
-  {
-    // Warps with items form a prefix [0, busy_warps) (at least warp 0 has items).
-    __shared__ alignas(T) unsigned char warp_totals_raw[warps * sizeof(T)];
-    T* warp_totals = reinterpret_cast<T*>(warp_totals_raw);
-    if (lane == 0 && acc.valid)
-    {
-      ::new (static_cast<void*>(warp_totals + warp)) T(acc.slot.value);
-    }
-    __syncthreads();
-    T total = acc.slot.value;
-    if (warp == 0)
-    {
-      uninitialized<T> mine;
-      const int valid = busy_warps > 0 ? busy_warps : 1;
-      if (lane < valid)
-      {
-        mine.emplace(warp_totals[lane]);
-      }
-      total = warp_reduce(mine.value, op, lane, valid);
-    }
-    // The shared slots are reused if the caller runs the body again (single-pass last block).
-    __syncthreads();
-    return total;
-  }
+  return acc.slot.value;
 }
 } // namespace rk::detail

@@ -114,9 +114,9 @@ __global__ void __launch_bounds__(Agent::block_threads)
   {
     return;
   }
-  // Thread 0's acquire reaches the other threads through the barrier; the fence states it
-  // for every thread that reads partials, at the cost of one fence in one block.
-  ::cuda::atomic_thread_fence(::cuda::std::memory_order_acquire, ::cuda::thread_scope_device);
+  // No fence here: thread 0's acquire saw every block's release, and the barrier above orders
+  // thread 0 before the other threads of this block (causality is transitive through bar.sync),
+  // so every thread reads the published partials.
   const T all = PartialsAgent::reduce_block(partials, partials_plan, 0, op);
   if (threadIdx.x == 0)
   {

@@ -37,18 +37,15 @@ int resident_blocks_per_sm(int block_threads, int device)
   return blocks;
 }
 
-/// The grid cap: one full wave of resident blocks (or `blocks_per_sm` of them, if the tuning
-/// asks for fewer). Each block owns a contiguous range, so more blocks than fit would only add
-/// partials without adding bandwidth.
+/// The grid cap: `tuning.waves` waves of resident blocks. One wave already has every SM busy;
+/// further waves cost partials but let blocks on fast SMs pick up work that a statically split
+/// single wave would leave to the slowest SM.
 template <auto Kernel>
 std::int64_t max_grid(const reduce_tuning& tuning, int block_threads, const device_facts& device)
 {
-  int per_sm = resident_blocks_per_sm<Kernel>(block_threads, device.ordinal);
-  if (tuning.blocks_per_sm > 0 && tuning.blocks_per_sm < per_sm)
-  {
-    per_sm = tuning.blocks_per_sm;
-  }
-  return static_cast<std::int64_t>(per_sm) * device.multiprocessors;
+  const int per_sm = resident_blocks_per_sm<Kernel>(block_threads, device.ordinal);
+  const int waves  = tuning.waves > 1 ? tuning.waves : 1;
+  return static_cast<std::int64_t>(per_sm) * device.multiprocessors * waves;
 }
 
 inline void check_launch(const char* what)

@@ -17,7 +17,7 @@ struct reduce_tuning
   int lane_units;          ///< adjacent load units per lane per chunk
   int chunks_in_flight;    ///< chunks whose loads a warp issues before it uses the first
   int min_chunks_per_warp; ///< below this much work per warp, start fewer blocks
-  int blocks_per_sm;       ///< grid cap per multiprocessor; 0 = as many as fit (occupancy)
+  int waves;               ///< grid cap, in waves of resident blocks (more waves balance slow SMs)
 };
 
 /// The tuning rk uses unless told otherwise.
@@ -30,25 +30,25 @@ struct default_tuning
     if constexpr (vectorized)
     {
       // H200, int32 sum: see perf/NOTES.md for the sweep behind these.
-      return reduce_tuning{256, 1, 4, 4, 0};
+      return reduce_tuning{512, 2, 4, 4, 1};
     }
     else
     {
       // Generic iterators (counting, transform, zip, ...) and the partials pass: one element
       // per load, four adjacent per lane so a chunk needs one warp reduction per 128 elements.
-      return reduce_tuning{256, 4, 2, 1, 0};
+      return reduce_tuning{256, 4, 2, 1, 1};
     }
   }
 };
 
 /// A tuning provider that always answers `Tuning` (handy for tests and the perf sweep).
-template <int BlockThreads, int LaneUnits, int ChunksInFlight, int MinChunksPerWarp, int BlocksPerSm = 0>
+template <int BlockThreads, int LaneUnits, int ChunksInFlight, int MinChunksPerWarp, int Waves = 1>
 struct fixed_tuning
 {
   template <class, bool>
   static constexpr reduce_tuning get()
   {
-    return reduce_tuning{BlockThreads, LaneUnits, ChunksInFlight, MinChunksPerWarp, BlocksPerSm};
+    return reduce_tuning{BlockThreads, LaneUnits, ChunksInFlight, MinChunksPerWarp, Waves};
   }
 };
 } // namespace rk
