@@ -25,10 +25,15 @@ namespace rk
 {
 namespace detail
 {
-/// rk::device uses rk::atomic only from this many elements on, where it measured faster than
-/// rk::single_pass (perf/RESULTS.md); below it the single-pass kernel's last block costs less
-/// than the atomic handshake.
-inline constexpr std::int64_t automatic_atomic_min_items = std::int64_t{1} << 62; // never, until measured
+/// rk::device runs rk::atomic for integer T with a hardware atomic (add, min, max, and, or, xor:
+/// exact and deterministic, like single_pass) on ranges in [automatic_atomic_min_items,
+/// automatic_atomic_max_items), where it measured faster than single_pass (perf/RESULTS.md).
+/// Floating-point T always gets single_pass: atomic float sums vary from run to run.
+inline constexpr std::int64_t automatic_atomic_min_items = std::int64_t{1} << 16;
+inline constexpr std::int64_t automatic_atomic_max_items = std::int64_t{1} << 27;
+
+template <class T, class Op>
+inline constexpr bool prefers_atomic_v = std::is_integral_v<T> && atomic_kind_v<Op, T> != atomic_kind::compare_and_swap;
 
 template <class T, class Op>
 inline constexpr bool atomic_eligible_v = is_commutative_v<Op> && has_atomic_route_v<T, Op>;
@@ -60,12 +65,15 @@ constexpr backend_choice choose_backend(std::int64_t n)
   }
   else
   {
-    if (n >= automatic_atomic_min_items)
+    if (prefers_atomic_v<T, Op> && n >= automatic_atomic_min_items && n < automatic_atomic_max_items)
     {
-      return {gpu_backend::atomic, "commutative op with an atomic route, at a size where atomic measured fastest"};
+      return {gpu_backend::atomic, "integer T with a hardware atomic, at a size where atomic measured fastest "
+                                   "(exact and deterministic for integers)"};
     }
-    return {gpu_backend::single_pass, "single_pass measured at least as fast as atomic at this size, and is "
-                                      "deterministic"};
+    return {gpu_backend::single_pass, prefers_atomic_v<T, Op>
+                                        ? "single_pass measured at least as fast as atomic at this size"
+                                        : "single_pass is deterministic (atomic is not, for floating point or "
+                                          "compare-and-swap ops) and at least as fast"};
   }
 }
 
@@ -131,11 +139,20 @@ decltype(auto) with_launcher(std::int64_t n, F&& f)
   }
 }
 
-/// Enqueues the reduction of n >= 1 items on `stream`, its result going to `out` (or to the
-/// scratch result slot when `out` is null). Returns the scratch lease: the caller holds the
-/// stream's scratch until it has read the result.
+/// Where a value-returning call finds its result once the stream is done.
+struct pending_result
+{
+  scratch_lease scratch;    ///< held until the result has been read
+  const void* copy_from;    ///< device memory to copy to scratch.pinned_result, or null if the
+                            ///< kernel wrote the result straight into it
+};
+
+/// Enqueues the reduction of n >= 1 items on `stream`, its result going to `out`; with a null
+/// `out`, to the stream's pinned host slot: written there directly by the final block (saves a
+/// copy and its ~µs of latency on the value-returning path), except by rk::atomic, whose
+/// combining atomics need device memory.
 template <gpu_backend Backend, class Provider, class Input, class T, class Op>
-scratch_lease enqueue_reduction(Input input, std::int64_t n, const T& init, T* out, const Op& op, cudaStream_t stream)
+pending_result enqueue_reduction(Input input, std::int64_t n, const T& init, T* out, const Op& op, cudaStream_t stream)
 {
   const device_facts& device = current_device_facts();
   return with_launcher<Backend, Provider, Input, T, Op>(n, [&](auto launcher) {
@@ -143,9 +160,11 @@ scratch_lease enqueue_reduction(Input input, std::int64_t n, const T& init, T* o
     const std::int64_t blocks = launcher_type::max_blocks(device);
     scratch_lease scratch =
       lease_scratch(device.ordinal, stream, sizeof(T), static_cast<std::size_t>(blocks) * sizeof(T));
-    T* result = out ? out : static_cast<T*>(scratch.result);
+    constexpr bool via_device = std::is_same_v<launcher_type, atomic_launcher<Provider, Input, T, Op>>;
+    T* result = out ? out : static_cast<T*>(via_device ? scratch.result : scratch.pinned_result);
     launcher_type::launch(input, n, init, result, op, stream, scratch, blocks);
-    return scratch;
+    const void* copy_from = (out == nullptr && via_device) ? scratch.result : nullptr;
+    return pending_result{std::move(scratch), copy_from};
   });
 }
 
@@ -171,14 +190,17 @@ T reduce_dispatch(const gpu_policy<Backend, Provider>& policy, InputIt first, In
     return init;
   }
   auto input = detail::prepare_input(first);
-  const detail::scratch_lease scratch =
+  const detail::pending_result pending =
     detail::enqueue_reduction<Backend, Provider>(input, n, init, static_cast<T*>(nullptr), op, policy.stream);
-  detail::throw_on_error(
-    cudaMemcpyAsync(scratch.pinned_result, scratch.result, sizeof(T), cudaMemcpyDeviceToHost, policy.stream),
-    "rk::reduce: copying the result back");
+  if (pending.copy_from)
+  {
+    detail::throw_on_error(cudaMemcpyAsync(pending.scratch.pinned_result, pending.copy_from, sizeof(T),
+                                           cudaMemcpyDeviceToHost, policy.stream),
+                           "rk::reduce: copying the result back");
+  }
   detail::throw_on_error(cudaStreamSynchronize(policy.stream), "rk::reduce: waiting for the reduction");
   detail::uninitialized<T> value;
-  std::memcpy(static_cast<void*>(&value), scratch.pinned_result, sizeof(T));
+  std::memcpy(static_cast<void*>(&value), pending.scratch.pinned_result, sizeof(T));
   return value.value;
 }
 
@@ -244,9 +266,10 @@ explanation explain_dispatch(const gpu_policy<Backend, Provider>&, InputIt first
     const auto choice = detail::choose_backend<T, BinaryOp>(n);
     e.backend         = n == 0 ? "none" : to_string(choice.backend);
     reason            = choice.reason;
-    if constexpr (detail::atomic_eligible_v<T, BinaryOp>)
+    if constexpr (detail::prefers_atomic_v<T, BinaryOp>)
     {
-      reason += " (atomic from " + std::to_string(detail::automatic_atomic_min_items) + " items)";
+      reason += " (atomic for " + std::to_string(detail::automatic_atomic_min_items) + " <= n < "
+              + std::to_string(detail::automatic_atomic_max_items) + ")";
     }
   }
   else

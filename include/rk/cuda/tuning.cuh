@@ -29,8 +29,11 @@ struct default_tuning
   {
     if constexpr (vectorized)
     {
-      // H200, int32 sum: see perf/NOTES.md for the sweep behind these.
-      return reduce_tuning{512, 2, 4, 4, 1};
+      // Sweep of 16 shapes, H200, rk::single_pass sums (perf/NOTES.md, v3). 256/2/2/2/1 was the
+      // fastest double shape at every size (2^26: 96.1 % of the probe, 2^28: 97.6 %) and within
+      // 1-4 % of the fastest int32 shape from 2^18 up (2^18: 5.07 us, the fastest; 2^28: 97.7 %
+      // of the probe against 98.8 % for 256/2/4/4/1). More waves were slower at every size.
+      return reduce_tuning{256, 2, 2, 2, 1};
     }
     else
     {
