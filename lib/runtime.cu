@@ -6,8 +6,11 @@
 
 #include <thrust/system/cuda/memory_resource.h>
 
+#include <cuda.h> // driver types only: the one driver call is resolved through the runtime
+
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -232,8 +235,82 @@ scratch_lease lease_scratch(int device, cudaStream_t stream, std::size_t result_
                        base + counters_bytes + entry->result_capacity, entry->pinned.ptr};
 }
 
+namespace
+{
+using pointer_attributes_fn = CUresult(CUDAAPI*)(unsigned int, CUpointer_attribute*, void**, CUdeviceptr);
+
+/// cuPointerGetAttributes, reached through the runtime so that rk needs no libcuda link; null if
+/// the driver does not offer it.
+pointer_attributes_fn driver_pointer_attributes()
+{
+  static const pointer_attributes_fn fn = [] {
+    void* symbol                           = nullptr;
+    cudaDriverEntryPointQueryResult result = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion("cuPointerGetAttributes", &symbol, 12000, cudaEnableDefault, &result)
+          != cudaSuccess
+        || result != cudaDriverEntryPointSuccess)
+    {
+      cudaGetLastError();
+      return pointer_attributes_fn{nullptr};
+    }
+    return reinterpret_cast<pointer_attributes_fn>(symbol);
+  }();
+  return fn;
+}
+
+/// Allocation ranges this thread has already found device-accessible. A pointer inside one skips
+/// the pointer query, one driver call per pointer per rk call, which matters where a call is
+/// launch-bound (rk trailed CUB by a few tenths of a µs there). A range freed since
+/// stays listed; its addresses remain in the driver's reserved device VA space, so no pageable
+/// host allocation can appear there, and a stale use faults as rk::cuda_error.
+struct accessible_range
+{
+  std::uintptr_t begin = 0;
+  std::uintptr_t end   = 0;
+};
+thread_local std::array<accessible_range, 8> accessible_ranges;
+thread_local unsigned next_range = 0;
+
+bool known_accessible(const void* p)
+{
+  const auto address = reinterpret_cast<std::uintptr_t>(p);
+  for (const auto& r : accessible_ranges)
+  {
+    if (address >= r.begin && address < r.end)
+    {
+      return true;
+    }
+  }
+  const pointer_attributes_fn query = driver_pointer_attributes();
+  if (query == nullptr)
+  {
+    return false;
+  }
+  CUpointer_attribute attributes[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                      CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+  unsigned int type      = 0;
+  CUdeviceptr start      = 0;
+  std::size_t size       = 0;
+  void* values[]         = {&type, &start, &size};
+  const CUresult status  = query(3, attributes, values, static_cast<CUdeviceptr>(address));
+  const bool accessible  = status == CUDA_SUCCESS && size > 0
+                       && (type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_UNIFIED || type == CU_MEMORYTYPE_HOST);
+  if (accessible)
+  {
+    accessible_ranges[next_range++ % accessible_ranges.size()] = {static_cast<std::uintptr_t>(start),
+                                                                  static_cast<std::uintptr_t>(start) + size};
+  }
+  return accessible;
+}
+} // namespace
+
 void check_device_accessible(const void* p, const char* what)
 {
+  if (known_accessible(p))
+  {
+    return;
+  }
+  // Not a known range: ask the runtime, which also classifies what the driver query does not.
   cudaPointerAttributes attributes{};
   const cudaError_t status = cudaPointerGetAttributes(&attributes, p);
   if (status == cudaErrorInvalidValue)

@@ -46,8 +46,11 @@ struct backend_choice
   const char* reason;
 };
 
+/// `result_on_host`: the value-returning rk::reduce, whose single-pass final block stores straight
+/// into pinned host memory; rk::atomic would need a copy back (~8 µs of round trip on the H200
+/// measured), so there single_pass wins at every size.
 template <class T, class Op>
-constexpr backend_choice choose_backend(std::int64_t n)
+constexpr backend_choice choose_backend(std::int64_t n, bool result_on_host = false)
 {
   if (n == 0)
   {
@@ -65,7 +68,8 @@ constexpr backend_choice choose_backend(std::int64_t n)
   }
   else
   {
-    if (prefers_atomic_v<T, Op> && n >= automatic_atomic_min_items && n < automatic_atomic_max_items)
+    if (prefers_atomic_v<T, Op> && !result_on_host && n >= automatic_atomic_min_items
+        && n < automatic_atomic_max_items)
     {
       return {gpu_backend::atomic, "integer T with a hardware atomic, at a size where atomic measured fastest "
                                    "(exact and deterministic for integers)"};
@@ -114,7 +118,7 @@ auto prepare_input(InputIt first)
 /// Calls `f` with the launcher the policy runs: fixed at compile time for explicit policies
 /// (only that backend is instantiated), chosen by choose_backend for rk::device.
 template <gpu_backend Backend, class Provider, class Input, class T, class Op, class F>
-decltype(auto) with_launcher(std::int64_t n, F&& f)
+decltype(auto) with_launcher(std::int64_t n, bool result_on_host, F&& f)
 {
   if constexpr (Backend == gpu_backend::two_pass)
   {
@@ -127,11 +131,12 @@ decltype(auto) with_launcher(std::int64_t n, F&& f)
   else if constexpr (Backend == gpu_backend::single_pass || !atomic_eligible_v<T, Op>)
   {
     (void) n;
+    (void) result_on_host;
     return f(single_pass_launcher<Provider, Input, T, Op>{});
   }
   else
   {
-    if (choose_backend<T, Op>(n).backend == gpu_backend::atomic)
+    if (choose_backend<T, Op>(n, result_on_host).backend == gpu_backend::atomic)
     {
       return f(atomic_launcher<Provider, Input, T, Op>{});
     }
@@ -155,7 +160,7 @@ template <gpu_backend Backend, class Provider, class Input, class T, class Op>
 pending_result enqueue_reduction(Input input, std::int64_t n, const T& init, T* out, const Op& op, cudaStream_t stream)
 {
   const device_facts& device = current_device_facts();
-  return with_launcher<Backend, Provider, Input, T, Op>(n, [&](auto launcher) {
+  return with_launcher<Backend, Provider, Input, T, Op>(n, out == nullptr, [&](auto launcher) {
     using launcher_type       = decltype(launcher);
     const std::int64_t blocks = launcher_type::max_blocks(device);
     scratch_lease scratch =
@@ -263,9 +268,17 @@ explanation explain_dispatch(const gpu_policy<Backend, Provider>&, InputIt first
   std::string reason;
   if constexpr (Backend == gpu_backend::automatic)
   {
-    const auto choice = detail::choose_backend<T, BinaryOp>(n);
+    // rk::explain describes rk::reduce, whose result goes to host memory; say so where
+    // rk::reduce_into (result in device memory) would choose differently.
+    const auto choice = detail::choose_backend<T, BinaryOp>(n, true);
+    const auto into   = detail::choose_backend<T, BinaryOp>(n, false);
     e.backend         = n == 0 ? "none" : to_string(choice.backend);
     reason            = choice.reason;
+    if (n > 0 && into.backend != choice.backend)
+    {
+      reason += std::string("; rk::reduce_into (result in device memory) runs ") + to_string(into.backend) + ": "
+              + into.reason;
+    }
     if constexpr (detail::prefers_atomic_v<T, BinaryOp>)
     {
       reason += " (atomic for " + std::to_string(detail::automatic_atomic_min_items) + " <= n < "
