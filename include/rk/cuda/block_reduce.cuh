@@ -39,25 +39,18 @@ inline range_plan make_range_plan(offset_t size, offset_t head, int chunk_items,
   return range_plan{size, head, chunks, static_cast<int>(blocks < 1 ? 1 : blocks)};
 }
 
-/// Reduces items [begin, begin + count) of `first` with one warp, count >= 1, any alignment
-/// (the head and the tail of a range). Lane l takes a contiguous slice; lanes past the end take
-/// none. When a slice fits in `MaxPerLane` items (always, for heads and tails) its loads are all
-/// issued before the first is used. Result valid in lane 0.
-template <int MaxPerLane, class T, class It, class Op>
-__device__ T warp_reduce_items(It first, offset_t begin, offset_t count, Op& op, int lane)
+/// Reduces this thread's contiguous slice of `mine` items starting at `slice`, in order. When the
+/// slice fits in `MaxItems` its loads are all issued before the first is used (one memory round
+/// trip). Empty slices leave the result unconstructed.
+template <int MaxItems, class T, class It, class Op>
+__device__ __forceinline__ uninitialized<T> reduce_slice(It slice, offset_t mine, Op& op)
 {
-  const offset_t per_lane = (count + warp_threads - 1) / warp_threads;
-  const offset_t my_begin = lane * per_lane;
-  offset_t my_end         = my_begin + per_lane;
-  my_end                  = my_end < count ? my_end : count;
-  const offset_t mine     = my_end > my_begin ? my_end - my_begin : 0;
-  const It slice          = first + (begin + (mine > 0 ? my_begin : 0));
   uninitialized<T> total;
-  if (per_lane <= MaxPerLane)
+  if (mine <= MaxItems)
   {
-    uninitialized<T> items[MaxPerLane];
+    uninitialized<T> items[MaxItems];
 #pragma unroll
-    for (int j = 0; j < MaxPerLane; ++j)
+    for (int j = 0; j < MaxItems; ++j)
     {
       if (j < mine)
       {
@@ -68,7 +61,7 @@ __device__ T warp_reduce_items(It first, offset_t begin, offset_t count, Op& op,
     {
       T acc = items[0].value;
 #pragma unroll
-      for (int j = 1; j < MaxPerLane; ++j)
+      for (int j = 1; j < MaxItems; ++j)
       {
         if (j < mine)
         {
@@ -78,7 +71,7 @@ __device__ T warp_reduce_items(It first, offset_t begin, offset_t count, Op& op,
       total.emplace(acc);
     }
   }
-  else if (mine > 0)
+  else
   {
     T acc(slice[0]);
     for (offset_t i = 1; i < mine; ++i)
@@ -87,8 +80,77 @@ __device__ T warp_reduce_items(It first, offset_t begin, offset_t count, Op& op,
     }
     total.emplace(acc);
   }
-  const int valid_lanes = static_cast<int>((count + per_lane - 1) / per_lane);
-  return warp_reduce(total.value, op, lane, valid_lanes);
+  return total;
+}
+
+/// Splits `count` items over `threads` threads in contiguous slices, in order: this thread's
+/// slice [begin, begin + size), and how many threads (a prefix) have any item.
+struct slice_split
+{
+  offset_t begin;
+  offset_t size;
+  offset_t busy_threads;
+};
+
+__device__ __forceinline__ slice_split split_items(offset_t count, int threads, int thread)
+{
+  const offset_t per_thread = (count + threads - 1) / threads;
+  const offset_t begin      = thread * per_thread;
+  const offset_t end        = begin + per_thread < count ? begin + per_thread : count;
+  return {begin < end ? begin : 0, begin < end ? end - begin : 0, (count + per_thread - 1) / per_thread};
+}
+
+/// Reduces items [begin, begin + count) of `first` with one warp, count >= 1, any alignment
+/// (the head and the tail of a range). Result valid in lane 0.
+template <int MaxPerLane, class T, class It, class Op>
+__device__ T warp_reduce_items(It first, offset_t begin, offset_t count, Op& op, int lane)
+{
+  const slice_split s           = split_items(count, warp_threads, lane);
+  const uninitialized<T> mine   = reduce_slice<MaxPerLane, T>(first + (begin + s.begin), s.size, op);
+  return warp_reduce(mine.value, op, lane, static_cast<int>(s.busy_threads));
+}
+
+/// Reduces a short array (the block partials) with one block, in order, every load issued up
+/// front: the last block of rk::single_pass and the second kernel of rk::two_pass. Result valid
+/// in thread 0; count >= 1.
+template <int BlockThreads, int MaxPerThread, class T, class It, class Op>
+__device__ T block_reduce_items(It first, offset_t count, Op& op)
+{
+  constexpr int warps = BlockThreads / warp_threads;
+  const int lane      = static_cast<int>(threadIdx.x) % warp_threads;
+  const int warp      = static_cast<int>(threadIdx.x) / warp_threads;
+  const slice_split s = split_items(count, BlockThreads, static_cast<int>(threadIdx.x));
+  const uninitialized<T> mine = reduce_slice<MaxPerThread, T>(first + s.begin, s.size, op);
+  // Threads with items form a prefix, so each warp's busy lanes do too.
+  const offset_t busy_in_warp = s.busy_threads - offset_t{warp} * warp_threads;
+  const int valid_lanes = busy_in_warp <= 0 ? 0 : busy_in_warp >= warp_threads ? warp_threads : static_cast<int>(busy_in_warp);
+  const T warp_total    = warp_reduce(mine.value, op, lane, valid_lanes);
+  if constexpr (warps == 1)
+  {
+    return warp_total;
+  }
+  else
+  {
+    __shared__ alignas(T) unsigned char warp_totals_raw[warps * sizeof(T)];
+    T* warp_totals = reinterpret_cast<T*>(warp_totals_raw);
+    if (lane == 0 && valid_lanes > 0)
+    {
+      ::new (static_cast<void*>(warp_totals + warp)) T(warp_total);
+    }
+    __syncthreads();
+    T total = warp_total;
+    if (warp == 0)
+    {
+      const int busy_warps = static_cast<int>((s.busy_threads + warp_threads - 1) / warp_threads);
+      uninitialized<T> part;
+      if (lane < busy_warps)
+      {
+        part.emplace(warp_totals[lane]);
+      }
+      total = warp_reduce(part.value, op, lane, busy_warps);
+    }
+    return total;
+  }
 }
 
 /// Folds chunks [chunk, end) into lane 0's accumulator. A warp issues the loads of `InFlight`

@@ -49,9 +49,9 @@ struct reduce_agent
   }
 };
 
-/// The agent that reduces the block results (a `const T*`) inside a block of `Agent`'s size.
-template <class Provider, class Agent, class T>
-using partials_agent = reduce_agent<Provider, const T*, T, Agent::block_threads>;
+/// Partials per thread the final reduction loads at once (a grid of up to 8 * block_threads
+/// blocks is reduced in one memory round trip; larger grids still work, more slowly).
+inline constexpr int partials_per_thread = 8;
 
 template <class T>
 __device__ __forceinline__ void store(T* where, const T& value)
@@ -70,21 +70,19 @@ __global__ void __launch_bounds__(Agent::block_threads)
   }
 }
 
-template <class Agent, class T, class Op>
-__global__ void __launch_bounds__(Agent::block_threads)
-  two_pass_final_kernel(const T* partials, range_plan plan, T init, T* out, Op op)
+template <int BlockThreads, class T, class Op>
+__global__ void __launch_bounds__(BlockThreads) two_pass_final_kernel(const T* partials, int count, T init, T* out, Op op)
 {
-  const T total = Agent::reduce_block(partials, plan, 0, op);
+  const T total = block_reduce_items<BlockThreads, partials_per_thread, T>(partials, count, op);
   if (threadIdx.x == 0)
   {
     store<T>(out, op(init, total));
   }
 }
 
-template <class Agent, class PartialsAgent, class Input, class T, class Op>
+template <class Agent, class Input, class T, class Op>
 __global__ void __launch_bounds__(Agent::block_threads)
-  single_pass_kernel(Input first, range_plan plan, T* partials, range_plan partials_plan, sync_counters* counters,
-                     T init, T* out, Op op)
+  single_pass_kernel(Input first, range_plan plan, T* partials, sync_counters* counters, T init, T* out, Op op)
 {
   const T total = Agent::reduce_block(first, plan, static_cast<int>(blockIdx.x), op);
   if (plan.blocks == 1)
@@ -117,7 +115,7 @@ __global__ void __launch_bounds__(Agent::block_threads)
   // No fence here: thread 0's acquire saw every block's release, and the barrier above orders
   // thread 0 before the other threads of this block (causality is transitive through bar.sync),
   // so every thread reads the published partials.
-  const T all = PartialsAgent::reduce_block(partials, partials_plan, 0, op);
+  const T all = block_reduce_items<Agent::block_threads, partials_per_thread, T>(partials, plan.blocks, op);
   if (threadIdx.x == 0)
   {
     store<T>(out, op(init, all));

@@ -10,10 +10,9 @@ namespace rk::detail
 template <class Provider, class Input, class T, class Op>
 struct single_pass_launcher
 {
-  using agent          = reduce_agent<Provider, Input, T>;
-  using partials_agent = detail::partials_agent<Provider, agent, T>;
+  using agent = reduce_agent<Provider, Input, T>;
 
-  static constexpr auto kernel = single_pass_kernel<agent, partials_agent, Input, T, Op>;
+  static constexpr auto kernel = single_pass_kernel<agent, Input, T, Op>;
 
   static std::int64_t max_blocks(const device_facts& device)
   {
@@ -23,11 +22,9 @@ struct single_pass_launcher
   static void launch(Input first, offset_t n, const T& init, T* out, const Op& op, cudaStream_t stream,
                      const scratch_lease& scratch, std::int64_t grid_cap)
   {
-    const range_plan plan          = agent::plan(first, n, grid_cap);
-    T* partials                    = static_cast<T*>(scratch.partials);
-    const range_plan partials_plan = partials_agent::plan(partials, plan.blocks, 1);
-    kernel<<<plan.blocks, agent::block_threads, 0, stream>>>(
-      first, plan, partials, partials_plan, scratch.counters, init, out, op);
+    const range_plan plan = agent::plan(first, n, grid_cap);
+    kernel<<<plan.blocks, agent::block_threads, 0, stream>>>(first, plan, static_cast<T*>(scratch.partials),
+                                                             scratch.counters, init, out, op);
     check_launch("rk::single_pass: launching the kernel");
   }
 };

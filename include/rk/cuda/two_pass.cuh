@@ -10,11 +10,10 @@ namespace rk::detail
 template <class Provider, class Input, class T, class Op>
 struct two_pass_launcher
 {
-  using agent          = reduce_agent<Provider, Input, T>;
-  using partials_agent = detail::partials_agent<Provider, agent, T>;
+  using agent = reduce_agent<Provider, Input, T>;
 
   static constexpr auto first_kernel  = two_pass_partials_kernel<agent, Input, T, Op>;
-  static constexpr auto second_kernel = two_pass_final_kernel<partials_agent, T, Op>;
+  static constexpr auto second_kernel = two_pass_final_kernel<agent::block_threads, T, Op>;
 
   static std::int64_t max_blocks(const device_facts& device)
   {
@@ -28,8 +27,7 @@ struct two_pass_launcher
     T* partials           = static_cast<T*>(scratch.partials);
     first_kernel<<<plan.blocks, agent::block_threads, 0, stream>>>(first, plan, partials, op);
     check_launch("rk::two_pass: launching the partials kernel");
-    const range_plan final_plan = partials_agent::plan(partials, plan.blocks, 1);
-    second_kernel<<<1, partials_agent::block_threads, 0, stream>>>(partials, final_plan, init, out, op);
+    second_kernel<<<1, agent::block_threads, 0, stream>>>(partials, plan.blocks, init, out, op);
     check_launch("rk::two_pass: launching the final kernel");
   }
 };
