@@ -12,7 +12,10 @@ namespace rk
 struct explanation
 {
   std::string policy;  ///< the policy the caller passed: "seq", "host", "device", "two_pass", ...
-  std::string backend; ///< what would run: "seq", "host", "two_pass", "atomic", "single_pass", "none"
+  std::string backend; ///< what rk::reduce would run: "seq", "host", "two_pass", "atomic", "single_pass", "none"
+  /// What the stream-ordered rk::reduce_into would run (GPU policies; it can differ for rk::device,
+  /// see the README's policy table); equal to `backend` otherwise.
+  std::string stream_ordered_backend;
   std::int64_t size = 0;
   std::string reason;  ///< why: the rule that picked `backend`, with the facts it used
 

@@ -272,8 +272,9 @@ explanation explain_dispatch(const gpu_policy<Backend, Provider>&, InputIt first
     // rk::reduce_into (result in device memory) would choose differently.
     const auto choice = detail::choose_backend<T, BinaryOp>(n, true);
     const auto into   = detail::choose_backend<T, BinaryOp>(n, false);
-    e.backend         = n == 0 ? "none" : to_string(choice.backend);
-    reason            = choice.reason;
+    e.backend                = n == 0 ? "none" : to_string(choice.backend);
+    e.stream_ordered_backend = n == 0 ? "none" : to_string(into.backend);
+    reason                   = choice.reason;
     if (n > 0 && into.backend != choice.backend)
     {
       reason += std::string("; rk::reduce_into (result in device memory) runs ") + to_string(into.backend) + ": "
@@ -287,8 +288,9 @@ explanation explain_dispatch(const gpu_policy<Backend, Provider>&, InputIt first
   }
   else
   {
-    e.backend = n == 0 ? "none" : to_string(Backend);
-    reason    = n == 0 ? "empty range: returns init, launches nothing, never calls op" : "requested explicitly";
+    e.backend                = n == 0 ? "none" : to_string(Backend);
+    e.stream_ordered_backend = e.backend;
+    reason                   = n == 0 ? "empty range: returns init, launches nothing, never calls op" : "requested explicitly";
   }
   reason += "; T: " + detail::type_description<T>();
   reason += std::string("; op commutative: ") + (is_commutative_v<BinaryOp> ? "yes" : "no");

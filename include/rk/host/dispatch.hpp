@@ -31,7 +31,7 @@ T reduce_dispatch(const host_policy& policy, InputIt first, InputIt last, T init
 template <class InputIt, class T, class BinaryOp>
 explanation explain_dispatch(const seq_policy&, InputIt first, InputIt last, const T&, const BinaryOp&)
 {
-  explanation e{"seq", "seq", 0, "sequential left fold on the calling thread"};
+  explanation e{"seq", "seq", "seq", 0, "sequential left fold on the calling thread"};
   if constexpr (detail::is_random_access_v<InputIt>)
   {
     e.size = detail::checked_distance(first, last);
@@ -48,6 +48,6 @@ explanation explain_dispatch(const host_policy& policy, InputIt first, InputIt l
                            ? "fewer than " + std::to_string(2 * detail::host_min_items_per_thread)
                                + " elements: one thread, left fold"
                            : std::to_string(threads) + " threads on contiguous chunks, results combined left to right";
-  return {"host", "host", n, why};
+  return {"host", "host", "host", n, why};
 }
 } // namespace rk
