@@ -117,30 +117,30 @@ scratch_cache& the_cache()
   return cache;
 }
 
-allocation allocate_device(std::size_t bytes)
+/// Allocates through one of Thrust's CUDA memory resources, turning its bad_alloc into rk's error.
+template <class Resource>
+allocation allocate(std::size_t bytes, bool pinned)
 {
   try
   {
-    return {thrust::cuda::memory_resource{}.allocate(bytes).get(), bytes, false};
+    return {Resource{}.allocate(bytes).get(), bytes, pinned};
   }
   catch (const std::bad_alloc&)
   {
     cudaGetLastError();
-    throw cuda_error(cudaErrorMemoryAllocation, "rk: allocating " + std::to_string(bytes) + " bytes of scratch");
+    throw cuda_error(cudaErrorMemoryAllocation, "rk: allocating " + std::to_string(bytes) + " bytes of "
+                                                  + (pinned ? "pinned host memory" : "device scratch"));
   }
+}
+
+allocation allocate_device(std::size_t bytes)
+{
+  return allocate<thrust::cuda::memory_resource>(bytes, false);
 }
 
 allocation allocate_pinned(std::size_t bytes)
 {
-  try
-  {
-    return {thrust::cuda::universal_host_pinned_memory_resource{}.allocate(bytes).get(), bytes, true};
-  }
-  catch (const std::bad_alloc&)
-  {
-    cudaGetLastError();
-    throw cuda_error(cudaErrorMemoryAllocation, "rk: allocating " + std::to_string(bytes) + " bytes of pinned memory");
-  }
+  return allocate<thrust::cuda::universal_host_pinned_memory_resource>(bytes, true);
 }
 } // namespace
 

@@ -28,11 +28,6 @@ inline constexpr bool is_vector_item_v = std::is_trivially_copyable_v<Item>
                                       && std::is_trivially_default_constructible_v<Item>
                                       && vector_bytes % sizeof(Item) == 0;
 
-/// True when [first, last) is a contiguous array that 16-byte loads can read.
-template <class It>
-inline constexpr bool is_vectorizable_v =
-  thrust::is_contiguous_iterator_v<It> && is_vector_item_v<std::remove_cv_t<iterator_item_t<It>>>;
-
 /// The type a kernel reads: the raw pointer behind a contiguous iterator (so device_vector
 /// iterators cost no device_reference indirection), or the iterator itself.
 template <class It>

@@ -20,13 +20,13 @@ namespace rk::detail
 {
 /// Everything a kernel needs to know about how it reads `Input` (a raw pointer or an iterator)
 /// and how big its blocks are. `Provider` is the policy's tuning provider.
-template <class Provider, class Input, class T, int BlockThreadsOverride = 0>
+template <class Provider, class Input, class T>
 struct reduce_agent
 {
   using item = std::remove_cv_t<iterator_item_t<Input>>;
   static constexpr bool vectorized = std::is_pointer_v<Input> && is_vector_item_v<item>;
   static constexpr reduce_tuning tuning = Provider::template get<item, vectorized>();
-  static constexpr int block_threads    = BlockThreadsOverride ? BlockThreadsOverride : tuning.block_threads;
+  static constexpr int block_threads    = tuning.block_threads;
   static constexpr int in_flight        = tuning.chunks_in_flight;
 
   using chunks_type = std::conditional_t<vectorized, vector_chunks<item, T, tuning.lane_units>,
