@@ -100,7 +100,9 @@ void free_all(stream_scratch& s)
 struct scratch_cache
 {
   std::mutex mutex;
-  std::map<std::pair<int, cudaStream_t>, std::unique_ptr<stream_scratch>> entries;
+  // Keyed by cudaStreamGetId, not by the handle: cudaStreamPerThread is one handle for many
+  // streams, and a destroyed stream's handle can come back for a new one.
+  std::map<std::pair<int, unsigned long long>, std::unique_ptr<stream_scratch>> entries;
 
   ~scratch_cache()
   {
@@ -167,15 +169,17 @@ scratch_lease lease_scratch(int device, cudaStream_t stream, std::size_t result_
 {
   // Entries are never erased, so a thread can remember the last one it used and skip the
   // process-wide lock and lookup when it calls again on the same stream.
+  unsigned long long stream_id = 0;
+  throw_on_error(cudaStreamGetId(stream, &stream_id), "rk: cudaStreamGetId");
   thread_local struct
   {
-    int device           = -1;
-    cudaStream_t stream  = nullptr;
-    stream_scratch* entry = nullptr;
+    int device                   = -1;
+    unsigned long long stream_id = 0;
+    stream_scratch* entry        = nullptr;
   } last;
 
   stream_scratch* entry = nullptr;
-  if (last.entry != nullptr && last.device == device && last.stream == stream)
+  if (last.entry != nullptr && last.device == device && last.stream_id == stream_id)
   {
     entry = last.entry;
   }
@@ -183,18 +187,25 @@ scratch_lease lease_scratch(int device, cudaStream_t stream, std::size_t result_
   {
     auto& cache = the_cache();
     std::lock_guard<std::mutex> guard(cache.mutex);
-    auto& slot = cache.entries[{device, stream}];
+    auto& slot = cache.entries[{device, stream_id}];
     if (!slot)
     {
       slot = std::make_unique<stream_scratch>();
     }
     entry = slot.get();
-    last  = {device, stream, entry};
+    last  = {device, stream_id, entry};
   }
 
   std::unique_lock<std::mutex> lock(entry->mutex);
   if (result_bytes > entry->result_capacity || partial_bytes > entry->partial_capacity)
   {
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    throw_on_error(cudaStreamIsCapturing(stream, &capture), "rk: cudaStreamIsCapturing");
+    if (capture != cudaStreamCaptureStatusNone)
+    {
+      throw error("rk: the stream is being captured and its scratch would have to grow (allocation cannot be "
+                  "captured); run the same rk call once on this stream before capturing it");
+    }
     const std::size_t result_capacity =
       round_up(std::max({result_bytes, min_result_bytes, entry->result_capacity}), 256);
     const std::size_t partial_capacity =
@@ -258,11 +269,12 @@ pointer_attributes_fn driver_pointer_attributes()
   return fn;
 }
 
-/// Allocation ranges this thread has already found device-accessible. A pointer inside one skips
+/// Device (or managed) allocation ranges this thread has already seen. A pointer inside one skips
 /// the pointer query, one driver call per pointer per rk call, which matters where a call is
-/// launch-bound (rk trailed CUB by a few tenths of a µs there). A range freed since
-/// stays listed; its addresses remain in the driver's reserved device VA space, so no pageable
-/// host allocation can appear there, and a stale use faults as rk::cuda_error.
+/// launch-bound (rk trailed CUB by a few tenths of a µs there). A range freed since stays listed;
+/// its addresses remain in the driver's reserved device VA space, so no pageable host allocation
+/// can appear there, and a stale use faults as rk::cuda_error. Pinned or registered host ranges
+/// are never cached: once unregistered, the same addresses are plain pageable memory again.
 struct accessible_range
 {
   std::uintptr_t begin = 0;
@@ -294,7 +306,7 @@ bool known_accessible(const void* p)
   void* values[]         = {&type, &start, &size};
   const CUresult status  = query(3, attributes, values, static_cast<CUdeviceptr>(address));
   const bool accessible  = status == CUDA_SUCCESS && size > 0
-                       && (type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_UNIFIED || type == CU_MEMORYTYPE_HOST);
+                       && (type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_UNIFIED);
   if (accessible)
   {
     accessible_ranges[next_range++ % accessible_ranges.size()] = {static_cast<std::uintptr_t>(start),

@@ -96,6 +96,58 @@ RK_GPU_TEST_CASE("8 host threads, each on its own stream, 200 reductions each, a
   CHECK(failed == 0);
 }
 
+RK_GPU_TEST_CASE("4 host threads on cudaStreamPerThread, one handle for four streams, all exact")
+{
+  const std::int64_t n = (std::int64_t{1} << 20) + 7;
+  const auto items     = rk_test::random_items<std::int32_t>(n, 51, rk_test::small_integer<std::int32_t>);
+  std::int64_t expected = 0;
+  for (auto x : items)
+  {
+    expected += x;
+  }
+  const thrust::device_vector<std::int32_t> input(items.begin(), items.end());
+  const std::int32_t* data = thrust::raw_pointer_cast(input.data());
+  std::atomic<int> wrong{0}, failed{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+  {
+    threads.emplace_back([&] {
+      try
+      {
+        std::int64_t* out = nullptr;
+        if (cudaMallocAsync(&out, sizeof(std::int64_t), cudaStreamPerThread) != cudaSuccess)
+        {
+          ++failed;
+          return;
+        }
+        for (int i = 0; i < (rk_test::quick_mode() ? 10 : 100); ++i)
+        {
+          // reduce_into on this handle uses rk::atomic for int64 at this size: concurrent grids
+          // sharing counters would hang or give wrong answers.
+          rk::reduce_into(rk::device.on(cudaStreamPerThread), data, data + n, out, std::int64_t{0});
+          std::int64_t got = 0;
+          cudaMemcpyAsync(&got, out, sizeof(got), cudaMemcpyDeviceToHost, cudaStreamPerThread);
+          cudaStreamSynchronize(cudaStreamPerThread);
+          wrong += got != expected;
+          wrong += rk::reduce(rk::device.on(cudaStreamPerThread), data, data + n, std::int64_t{0}) != expected;
+        }
+        cudaFreeAsync(out, cudaStreamPerThread);
+        cudaStreamSynchronize(cudaStreamPerThread);
+      }
+      catch (...)
+      {
+        ++failed;
+      }
+    });
+  }
+  for (auto& th : threads)
+  {
+    th.join();
+  }
+  CHECK(wrong == 0);
+  CHECK(failed == 0);
+}
+
 RK_GPU_TEST_CASE("reduce_into is stream-ordered and writes init for an empty range")
 {
   stream_guard guard;

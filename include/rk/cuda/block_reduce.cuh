@@ -195,7 +195,9 @@ template <int BlockThreads, int InFlight, class T, class It, class Chunks, class
 __device__ T block_reduce_range(It first, const Chunks& chunks, const range_plan& plan, int block, Op& op)
 {
   constexpr int warps = BlockThreads / warp_threads;
-  static_assert(BlockThreads % warp_threads == 0 && warps <= warp_threads, "block_threads must be 32..1024, 32k");
+  // A group of tiles must fill the 32 parts one warp reduction folds: warps must divide 32.
+  static_assert(BlockThreads % warp_threads == 0 && warp_threads % warps == 0,
+                "block_threads must be 32 times a power of two, at most 1024");
   constexpr int parts_per_group    = warp_threads;          // warp-parts folded per barrier: one warp reduce
   constexpr int tiles_per_group    = warp_threads / warps;
   constexpr offset_t tile_chunks   = offset_t{warps} * InFlight;

@@ -47,11 +47,12 @@ struct backend_choice
   const char* reason;
 };
 
-/// `result_on_host`: the value-returning rk::reduce, whose single-pass final block stores straight
-/// into pinned host memory; rk::atomic would need a copy back (~8 µs of round trip on the H200
-/// measured), so there single_pass wins at every size.
+/// `atomic_usable`: the result goes to device memory aligned for atomics. Not so for the
+/// value-returning rk::reduce, whose single-pass final block stores straight into pinned host
+/// memory (rk::atomic would need a copy back, ~8 µs of round trip measured on the H200), nor for an
+/// rk::reduce_into output misaligned for sizeof(T).
 template <class T, class Op>
-constexpr backend_choice choose_backend(std::int64_t n, bool result_on_host = false)
+constexpr backend_choice choose_backend(std::int64_t n, bool atomic_usable = true)
 {
   if (n == 0)
   {
@@ -69,7 +70,7 @@ constexpr backend_choice choose_backend(std::int64_t n, bool result_on_host = fa
   }
   else
   {
-    if (prefers_atomic_v<T, Op> && !result_on_host && n >= automatic_atomic_min_items
+    if (prefers_atomic_v<T, Op> && atomic_usable && n >= automatic_atomic_min_items
         && n < automatic_atomic_max_items)
     {
       return {gpu_backend::atomic, "integer T with a hardware atomic, at a size where atomic measured fastest "
@@ -119,7 +120,7 @@ auto prepare_input(InputIt first)
 /// Calls `f` with the launcher the policy runs: fixed at compile time for explicit policies
 /// (only that backend is instantiated), chosen by choose_backend for rk::device.
 template <gpu_backend Backend, class Provider, class Input, class T, class Op, class F>
-decltype(auto) with_launcher(std::int64_t n, bool result_on_host, F&& f)
+decltype(auto) with_launcher(std::int64_t n, bool atomic_usable, F&& f)
 {
   if constexpr (Backend == gpu_backend::two_pass)
   {
@@ -132,12 +133,12 @@ decltype(auto) with_launcher(std::int64_t n, bool result_on_host, F&& f)
   else if constexpr (Backend == gpu_backend::single_pass || !atomic_eligible_v<T, Op>)
   {
     (void) n;
-    (void) result_on_host;
+    (void) atomic_usable;
     return f(single_pass_launcher<Provider, Input, T, Op>{});
   }
   else
   {
-    if (choose_backend<T, Op>(n, result_on_host).backend == gpu_backend::atomic)
+    if (choose_backend<T, Op>(n, atomic_usable).backend == gpu_backend::atomic)
     {
       return f(atomic_launcher<Provider, Input, T, Op>{});
     }
@@ -161,7 +162,8 @@ template <gpu_backend Backend, class Provider, class Input, class T, class Op>
 pending_result enqueue_reduction(Input input, std::int64_t n, const T& init, T* out, const Op& op, cudaStream_t stream)
 {
   const device_facts& device = current_device_facts();
-  return with_launcher<Backend, Provider, Input, T, Op>(n, out == nullptr, [&](auto launcher) {
+  const bool atomic_usable = out != nullptr && reinterpret_cast<std::uintptr_t>(out) % sizeof(T) == 0;
+  return with_launcher<Backend, Provider, Input, T, Op>(n, atomic_usable, [&](auto launcher) {
     using launcher_type       = decltype(launcher);
     const std::int64_t blocks = launcher_type::max_blocks(device);
     scratch_lease scratch =
@@ -271,8 +273,8 @@ explanation explain_dispatch(const gpu_policy<Backend, Provider>&, InputIt first
   {
     // rk::explain describes rk::reduce, whose result goes to host memory; say so where
     // rk::reduce_into (result in device memory) would choose differently.
-    const auto choice = detail::choose_backend<T, BinaryOp>(n, true);
-    const auto into   = detail::choose_backend<T, BinaryOp>(n, false);
+    const auto choice = detail::choose_backend<T, BinaryOp>(n, false);
+    const auto into   = detail::choose_backend<T, BinaryOp>(n, true);
     e.backend                = n == 0 ? "none" : to_string(choice.backend);
     e.stream_ordered_backend = n == 0 ? "none" : to_string(into.backend);
     reason                   = choice.reason;

@@ -13,7 +13,7 @@ namespace rk
 /// coalesced loads and reduced in order with one warp reduction.
 struct reduce_tuning
 {
-  int block_threads;       ///< threads per block (a multiple of 32, at most 1024)
+  int block_threads;       ///< threads per block: 32 times a power of two, at most 1024
   int lane_units;          ///< adjacent load units per lane per chunk
   int chunks_in_flight;    ///< chunks whose loads a warp issues before it uses the first
   int min_chunks_per_warp; ///< below this much work per warp, start fewer blocks

@@ -9,6 +9,7 @@
 #include <exception>
 #include <iterator>
 #include <optional>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -49,28 +50,34 @@ T reduce_parallel(const host_policy& policy, RandomIt first, std::int64_t n, T i
 
   std::vector<std::optional<T>> results(threads);
   std::vector<std::exception_ptr> errors(threads);
+  auto run_chunk = [&](unsigned c) {
+    try
+    {
+      results[c].emplace(reduce_chunk(c));
+    }
+    catch (...)
+    {
+      errors[c] = std::current_exception();
+    }
+  };
   std::vector<std::thread> workers;
   workers.reserve(threads - 1);
-  for (unsigned c = 1; c < threads; ++c)
-  {
-    workers.emplace_back([&, c] {
-      try
-      {
-        results[c].emplace(reduce_chunk(c));
-      }
-      catch (...)
-      {
-        errors[c] = std::current_exception();
-      }
-    });
-  }
+  unsigned spawned = 1;
   try
   {
-    results[0].emplace(reduce_chunk(0));
+    for (; spawned < threads; ++spawned)
+    {
+      workers.emplace_back(run_chunk, spawned);
+    }
   }
-  catch (...)
+  catch (const std::system_error&)
   {
-    errors[0] = std::current_exception();
+    // No more threads to be had (a process or thread limit): the calling thread does the rest.
+  }
+  run_chunk(0);
+  for (unsigned c = spawned; c < threads; ++c)
+  {
+    run_chunk(c);
   }
   for (auto& w : workers)
   {
