@@ -15,6 +15,8 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -100,9 +102,12 @@ void free_all(stream_scratch& s)
 struct scratch_cache
 {
   std::mutex mutex;
-  // Keyed by cudaStreamGetId, not by the handle: cudaStreamPerThread is one handle for many
-  // streams, and a destroyed stream's handle can come back for a new one.
-  std::map<std::pair<int, unsigned long long>, std::unique_ptr<stream_scratch>> entries;
+  // Keyed by (device, stream handle, thread). The thread part is set only for the handles that
+  // name a different stream in every thread: cudaStreamPerThread, and 0, which code compiled with
+  // --default-stream per-thread also means so (for the legacy default stream it only costs one
+  // scratch per thread). cudaStreamGetId would tell streams apart more directly, but it may not
+  // be called while a stream is being captured.
+  std::map<std::tuple<int, cudaStream_t, std::thread::id>, std::unique_ptr<stream_scratch>> entries;
 
   ~scratch_cache()
   {
@@ -169,17 +174,15 @@ scratch_lease lease_scratch(int device, cudaStream_t stream, std::size_t result_
 {
   // Entries are never erased, so a thread can remember the last one it used and skip the
   // process-wide lock and lookup when it calls again on the same stream.
-  unsigned long long stream_id = 0;
-  throw_on_error(cudaStreamGetId(stream, &stream_id), "rk: cudaStreamGetId");
   thread_local struct
   {
-    int device                   = -1;
-    unsigned long long stream_id = 0;
-    stream_scratch* entry        = nullptr;
+    int device            = -1;
+    cudaStream_t stream   = nullptr;
+    stream_scratch* entry = nullptr;
   } last;
 
   stream_scratch* entry = nullptr;
-  if (last.entry != nullptr && last.device == device && last.stream_id == stream_id)
+  if (last.entry != nullptr && last.device == device && last.stream == stream)
   {
     entry = last.entry;
   }
@@ -187,13 +190,14 @@ scratch_lease lease_scratch(int device, cudaStream_t stream, std::size_t result_
   {
     auto& cache = the_cache();
     std::lock_guard<std::mutex> guard(cache.mutex);
-    auto& slot = cache.entries[{device, stream_id}];
+    const bool per_thread_handle = stream == nullptr || stream == cudaStreamPerThread;
+    auto& slot = cache.entries[{device, stream, per_thread_handle ? std::this_thread::get_id() : std::thread::id{}}];
     if (!slot)
     {
       slot = std::make_unique<stream_scratch>();
     }
     entry = slot.get();
-    last  = {device, stream_id, entry};
+    last  = {device, stream, entry};
   }
 
   std::unique_lock<std::mutex> lock(entry->mutex);
