@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <stdexcept>
 #include <thread>
 
 namespace
@@ -25,8 +26,7 @@ struct stream_guard
   }
 };
 
-template <class Policy>
-std::int64_t reduce_with(int which, Policy, cudaStream_t s, const std::int32_t* first, std::int64_t n)
+std::int64_t reduce_with(int which, cudaStream_t s, const std::int32_t* first, std::int64_t n)
 {
   switch (which % 4)
   {
@@ -39,6 +39,32 @@ std::int64_t reduce_with(int which, Policy, cudaStream_t s, const std::int32_t* 
     default:
       return rk::reduce(rk::atomic.on(s), first, first + n, std::int64_t{0});
   }
+}
+
+/// Runs body(t) for t in [0, count), each on a host thread of its own; returns how many threw.
+template <class Body>
+int run_on_threads(int count, Body body)
+{
+  std::atomic<int> failed{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < count; ++t)
+  {
+    threads.emplace_back([&, t] {
+      try
+      {
+        body(t);
+      }
+      catch (...)
+      {
+        ++failed;
+      }
+    });
+  }
+  for (auto& th : threads)
+  {
+    th.join();
+  }
+  return failed;
 }
 
 /// Spins until *release is set (or 10 s pass, so a broken test cannot hang the suite).
@@ -64,34 +90,16 @@ RK_GPU_TEST_CASE("8 host threads, each on its own stream, 200 reductions each, a
   const thrust::device_vector<std::int32_t> input(items.begin(), items.end());
   const std::int32_t* data = thrust::raw_pointer_cast(input.data());
 
-  std::atomic<int> wrong{0}, failed{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 8; ++t)
-  {
-    threads.emplace_back([&, t] {
-      try
-      {
-        stream_guard guard;
-        for (int i = 0; i < (rk_test::quick_mode() ? 20 : 200); ++i)
-        {
-          const std::int64_t len   = (std::int64_t{t} * 7919 + std::int64_t{i} * 104729) % n + 1;
-          const std::int64_t first = (std::int64_t{i} * 31) % (n - len + 1);
-          if (reduce_with(t + i, rk::device, guard.stream, data + first, len) != prefix[first + len] - prefix[first])
-          {
-            ++wrong;
-          }
-        }
-      }
-      catch (...)
-      {
-        ++failed;
-      }
-    });
-  }
-  for (auto& th : threads)
-  {
-    th.join();
-  }
+  std::atomic<int> wrong{0};
+  const int failed = run_on_threads(8, [&](int t) {
+    stream_guard guard;
+    for (int i = 0; i < (rk_test::quick_mode() ? 20 : 200); ++i)
+    {
+      const std::int64_t len   = (std::int64_t{t} * 7919 + std::int64_t{i} * 104729) % n + 1;
+      const std::int64_t first = (std::int64_t{i} * 31) % (n - len + 1);
+      wrong += reduce_with(t + i, guard.stream, data + first, len) != prefix[first + len] - prefix[first];
+    }
+  });
   CHECK(wrong == 0);
   CHECK(failed == 0);
 }
@@ -107,43 +115,27 @@ RK_GPU_TEST_CASE("4 host threads on cudaStreamPerThread, one handle for four str
   }
   const thrust::device_vector<std::int32_t> input(items.begin(), items.end());
   const std::int32_t* data = thrust::raw_pointer_cast(input.data());
-  std::atomic<int> wrong{0}, failed{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 4; ++t)
-  {
-    threads.emplace_back([&] {
-      try
-      {
-        std::int64_t* out = nullptr;
-        if (cudaMallocAsync(&out, sizeof(std::int64_t), cudaStreamPerThread) != cudaSuccess)
-        {
-          ++failed;
-          return;
-        }
-        for (int i = 0; i < (rk_test::quick_mode() ? 10 : 100); ++i)
-        {
-          // reduce_into on this handle uses rk::atomic for int64 at this size: concurrent grids
-          // sharing counters would hang or give wrong answers.
-          rk::reduce_into(rk::device.on(cudaStreamPerThread), data, data + n, out, std::int64_t{0});
-          std::int64_t got = 0;
-          cudaMemcpyAsync(&got, out, sizeof(got), cudaMemcpyDeviceToHost, cudaStreamPerThread);
-          cudaStreamSynchronize(cudaStreamPerThread);
-          wrong += got != expected;
-          wrong += rk::reduce(rk::device.on(cudaStreamPerThread), data, data + n, std::int64_t{0}) != expected;
-        }
-        cudaFreeAsync(out, cudaStreamPerThread);
-        cudaStreamSynchronize(cudaStreamPerThread);
-      }
-      catch (...)
-      {
-        ++failed;
-      }
-    });
-  }
-  for (auto& th : threads)
-  {
-    th.join();
-  }
+  std::atomic<int> wrong{0};
+  const int failed = run_on_threads(4, [&](int) {
+    std::int64_t* out = nullptr;
+    if (cudaMallocAsync(&out, sizeof(std::int64_t), cudaStreamPerThread) != cudaSuccess)
+    {
+      throw std::runtime_error("cudaMallocAsync failed");
+    }
+    for (int i = 0; i < (rk_test::quick_mode() ? 10 : 100); ++i)
+    {
+      // reduce_into on this handle uses rk::atomic for int64 at this size: concurrent grids
+      // sharing counters would hang or give wrong answers.
+      rk::reduce_into(rk::device.on(cudaStreamPerThread), data, data + n, out, std::int64_t{0});
+      std::int64_t got = 0;
+      cudaMemcpyAsync(&got, out, sizeof(got), cudaMemcpyDeviceToHost, cudaStreamPerThread);
+      cudaStreamSynchronize(cudaStreamPerThread);
+      wrong += got != expected;
+      wrong += rk::reduce(rk::device.on(cudaStreamPerThread), data, data + n, std::int64_t{0}) != expected;
+    }
+    cudaFreeAsync(out, cudaStreamPerThread);
+    cudaStreamSynchronize(cudaStreamPerThread);
+  });
   CHECK(wrong == 0);
   CHECK(failed == 0);
 }
