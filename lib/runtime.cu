@@ -1,10 +1,8 @@
-// rk's compiled part: cached device facts and the per-device, per-stream scratch cache.
-// See rk/cuda/runtime.cuh for the contract.
+// rk's compiled part: cached device facts, scratch, pinned result slots and the device-access
+// check. See rk/cuda/runtime.cuh for the contract.
 
 #include <rk/cuda/error.cuh>
 #include <rk/cuda/runtime.cuh>
-
-#include <thrust/system/cuda/memory_resource.h>
 
 #include <cuda.h> // driver types only: the one driver call is resolved through the runtime
 
@@ -14,8 +12,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <new>
-#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -26,11 +22,10 @@ namespace
 {
 constexpr int max_devices = 64;
 
-// Offsets inside a stream's device buffer: [counters | result | partials], each 256-byte aligned.
+// Layout of a scratch buffer: [counters | result | partials], each part 256-byte aligned.
 constexpr std::size_t counters_bytes   = 256;
 constexpr std::size_t min_result_bytes = 256;
-// Room for ~2000 partials of 8 bytes: enough for a full grid on current GPUs, so most programs
-// allocate once per stream.
+// Room for ~2000 partials of 8 bytes: a full grid on current GPUs, so most streams allocate once.
 constexpr std::size_t min_partial_bytes = 16 << 10;
 
 std::size_t round_up(std::size_t bytes, std::size_t to)
@@ -38,82 +33,115 @@ std::size_t round_up(std::size_t bytes, std::size_t to)
   return (bytes + to - 1) / to * to;
 }
 
-struct allocation
+/// Allocation is a "potentially unsafe" call while another thread captures a stream in global
+/// mode: it would fail and invalidate that capture. rk's allocations never touch the captured
+/// stream, so rk's thread declares itself relaxed around them, as CUDA's own allocators do.
+class relaxed_capture_mode
 {
-  void* ptr          = nullptr;
-  std::size_t bytes  = 0;
-  bool pinned        = false;
-};
-
-struct stream_scratch
-{
-  std::mutex mutex;
-  allocation device;
-  std::size_t result_capacity  = 0;
-  std::size_t partial_capacity = 0;
-  allocation pinned;
-  std::vector<allocation> retired; // kept alive for graphs that captured their addresses
-};
-
-void free_quietly(const allocation& a)
-{
-  if (a.ptr == nullptr)
+public:
+  relaxed_capture_mode()
   {
-    return;
+    cudaThreadExchangeStreamCaptureMode(&previous_);
   }
-  // After a kernel fault the context is gone (and at exit the runtime may be unloading): its
-  // memory went with it, and Thrust's deallocate would throw through a noexcept frame.
+  ~relaxed_capture_mode()
+  {
+    cudaThreadExchangeStreamCaptureMode(&previous_);
+  }
+  relaxed_capture_mode(const relaxed_capture_mode&)            = delete;
+  relaxed_capture_mode& operator=(const relaxed_capture_mode&) = delete;
+
+private:
+  cudaStreamCaptureMode previous_ = cudaStreamCaptureModeRelaxed;
+};
+
+/// True while the CUDA context is usable; after a kernel fault (or while the runtime unloads at
+/// exit) its memory is gone with it and freeing would only report errors.
+bool context_alive()
+{
   if (cudaFree(nullptr) != cudaSuccess)
   {
     cudaGetLastError();
-    return;
+    return false;
   }
-  try
-  {
-    if (a.pinned)
-    {
-      thrust::cuda::universal_host_pinned_memory_resource{}.deallocate(thrust::cuda::universal_pointer<void>(a.ptr),
-                                                                        a.bytes);
-    }
-    else
-    {
-      thrust::cuda::memory_resource{}.deallocate(thrust::cuda::pointer<void>(a.ptr), a.bytes);
-    }
-  }
-  catch (...)
-  {
-    cudaGetLastError();
-  }
+  return true;
 }
 
-void free_all(stream_scratch& s)
+void throw_allocation_error(cudaError_t code, std::size_t bytes, const char* what)
 {
-  free_quietly(s.device);
-  free_quietly(s.pinned);
-  for (const auto& a : s.retired)
-  {
-    free_quietly(a);
-  }
-  s.device = s.pinned = allocation{};
-  s.retired.clear();
-  s.result_capacity = s.partial_capacity = 0;
+  cudaGetLastError();
+  throw cuda_error(code, "rk: allocating " + std::to_string(bytes) + " bytes of " + what);
 }
+
+/// One stream's (or one thread's per-thread stream's) cached scratch.
+struct stream_scratch
+{
+  std::mutex mutex;
+  int device                   = 0;
+  cudaStream_t stream          = nullptr;
+  void* buffer                 = nullptr; // stream-ordered allocation on `stream`
+  std::size_t result_capacity  = 0;
+  std::size_t partial_capacity = 0;
+
+  /// Stream-ordered: the buffer goes back once the work already enqueued on `stream` is done.
+  void free_on_stream() noexcept
+  {
+    if (buffer != nullptr && context_alive())
+    {
+      int current = 0;
+      cudaGetDevice(&current);
+      cudaSetDevice(device);
+      if (cudaFreeAsync(buffer, stream) != cudaSuccess)
+      {
+        cudaGetLastError();
+      }
+      cudaSetDevice(current);
+    }
+    forget();
+  }
+
+  /// Synchronous: for release_cached_memory, which runs while no rk call is in flight.
+  void free_now() noexcept
+  {
+    if (buffer != nullptr && context_alive())
+    {
+      if (cudaFree(buffer) != cudaSuccess)
+      {
+        cudaGetLastError();
+      }
+    }
+    forget();
+  }
+
+  void forget() noexcept
+  {
+    buffer          = nullptr;
+    result_capacity = partial_capacity = 0;
+  }
+};
+
+/// The thread-local object whose lifetime is the thread's: its address tells the threads apart
+/// (unlike std::thread::id, which the next thread may get as soon as one is joined), and its
+/// destructor gives the thread's scratch back when the thread exits.
+struct thread_scratch_owner
+{
+  ~thread_scratch_owner();
+};
+thread_local thread_scratch_owner this_thread_owner;
 
 struct scratch_cache
 {
   std::mutex mutex;
-  // Keyed by (device, stream handle, thread). The thread part is set only for the handles that
-  // name a different stream in every thread: cudaStreamPerThread, and 0, which code compiled with
+  // Keyed by (device, stream handle, owner). The owner is set only for the handles that name a
+  // different stream in every thread: cudaStreamPerThread, and 0, which code compiled with
   // --default-stream per-thread also means so (for the legacy default stream it only costs one
-  // scratch per thread). cudaStreamGetId would tell streams apart more directly, but it may not
-  // be called while a stream is being captured.
-  std::map<std::tuple<int, cudaStream_t, std::thread::id>, std::unique_ptr<stream_scratch>> entries;
+  // scratch per thread).
+  std::map<std::tuple<int, cudaStream_t, const thread_scratch_owner*>, std::unique_ptr<stream_scratch>> entries;
 
   ~scratch_cache()
   {
     for (auto& [key, entry] : entries)
     {
-      free_all(*entry);
+      entry->free_now();
     }
   }
 };
@@ -124,30 +152,89 @@ scratch_cache& the_cache()
   return cache;
 }
 
-/// Allocates through one of Thrust's CUDA memory resources, turning its bad_alloc into rk's error.
-template <class Resource>
-allocation allocate(std::size_t bytes, bool pinned)
+/// The entry the calling thread used last, so that repeated calls on one stream skip the
+/// process-wide lock and lookup. Entries are erased only by their owner thread's exit.
+struct last_entry
 {
-  try
+  int device            = -1;
+  cudaStream_t stream   = nullptr;
+  stream_scratch* entry = nullptr;
+};
+thread_local last_entry last_used;
+
+thread_scratch_owner::~thread_scratch_owner()
+{
+  auto& cache = the_cache();
+  std::lock_guard<std::mutex> guard(cache.mutex);
+  for (auto it = cache.entries.begin(); it != cache.entries.end();)
   {
-    return {Resource{}.allocate(bytes).get(), bytes, pinned};
+    if (std::get<2>(it->first) == this)
+    {
+      it->second->free_on_stream();
+      it = cache.entries.erase(it);
+    }
+    else
+    {
+      ++it;
+    }
   }
-  catch (const std::bad_alloc&)
+  last_used = last_entry{};
+}
+
+stream_scratch& cached_scratch(int device, cudaStream_t stream)
+{
+  if (last_used.entry != nullptr && last_used.device == device && last_used.stream == stream)
+  {
+    return *last_used.entry;
+  }
+  auto& cache = the_cache();
+  std::lock_guard<std::mutex> guard(cache.mutex);
+  const bool per_thread_handle = stream == nullptr || stream == cudaStreamPerThread;
+  auto& slot = cache.entries[{device, stream, per_thread_handle ? &this_thread_owner : nullptr}];
+  if (!slot)
+  {
+    slot         = std::make_unique<stream_scratch>();
+    slot->device = device;
+    slot->stream = stream;
+  }
+  last_used = {device, stream, slot.get()};
+  return *slot;
+}
+
+/// Allocates `bytes` on `stream` and zeroes its counters, in stream order.
+void* allocate_scratch(std::size_t bytes, cudaStream_t stream)
+{
+  void* buffer = nullptr;
+  if (const cudaError_t code = cudaMallocAsync(&buffer, bytes, stream); code != cudaSuccess)
+  {
+    throw_allocation_error(code, bytes, "device scratch");
+  }
+  if (const cudaError_t code = cudaMemsetAsync(buffer, 0, counters_bytes, stream); code != cudaSuccess)
+  {
+    cudaFreeAsync(buffer, stream);
+    cudaGetLastError();
+    throw cuda_error(code, "rk: zeroing scratch counters");
+  }
+  return buffer;
+}
+
+cudaStreamCaptureStatus capture_status(cudaStream_t stream)
+{
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  const cudaError_t code         = cudaStreamIsCapturing(stream, &status);
+  if (code == cudaErrorStreamCaptureImplicit)
   {
     cudaGetLastError();
-    throw cuda_error(cudaErrorMemoryAllocation, "rk: allocating " + std::to_string(bytes) + " bytes of "
-                                                  + (pinned ? "pinned host memory" : "device scratch"));
+    throw error("rk: the legacy default stream cannot be used while another stream is being captured; pass a "
+                "stream of your own with policy.on(stream)");
   }
-}
-
-allocation allocate_device(std::size_t bytes)
-{
-  return allocate<thrust::cuda::memory_resource>(bytes, false);
-}
-
-allocation allocate_pinned(std::size_t bytes)
-{
-  return allocate<thrust::cuda::universal_host_pinned_memory_resource>(bytes, true);
+  throw_on_error(code, "rk: cudaStreamIsCapturing");
+  if (status == cudaStreamCaptureStatusInvalidated)
+  {
+    throw error("rk: the stream's capture has already been invalidated (by an earlier illegal call); end it and "
+                "capture again");
+  }
+  return status;
 }
 } // namespace
 
@@ -164,92 +251,195 @@ const device_facts& current_device_facts()
   std::call_once(once[device], [device] {
     cudaDeviceProp prop{};
     throw_on_error(cudaGetDeviceProperties(&prop, device), "rk: cudaGetDeviceProperties");
-    facts[device] = device_facts{device, prop.multiProcessorCount, prop.maxThreadsPerMultiProcessor,
-                                 prop.major * 10 + prop.minor, prop.name};
+    facts[device] = device_facts{device,
+                                 prop.multiProcessorCount,
+                                 prop.maxThreadsPerMultiProcessor,
+                                 prop.major * 10 + prop.minor,
+                                 prop.pageableMemoryAccess != 0,
+                                 prop.name};
   });
   return facts[device];
 }
 
-scratch_lease lease_scratch(int device, cudaStream_t stream, std::size_t result_bytes, std::size_t partial_bytes)
+scratch_lease::scratch_lease(std::unique_lock<std::mutex> lock, cudaStream_t stream, void* graph_owned, void* base,
+                             std::size_t result_capacity)
+    : counters(static_cast<sync_counters*>(base))
+    , result(static_cast<unsigned char*>(base) + counters_bytes)
+    , partials(static_cast<unsigned char*>(base) + counters_bytes + result_capacity)
+    , lock_(std::move(lock))
+    , stream_(stream)
+    , graph_owned_(graph_owned)
+{}
+
+scratch_lease::scratch_lease(scratch_lease&& other) noexcept
+    : counters(other.counters)
+    , result(other.result)
+    , partials(other.partials)
+    , lock_(std::move(other.lock_))
+    , stream_(other.stream_)
+    , graph_owned_(std::exchange(other.graph_owned_, nullptr))
+{}
+
+scratch_lease& scratch_lease::operator=(scratch_lease&& other) noexcept
 {
-  // Entries are never erased, so a thread can remember the last one it used and skip the
-  // process-wide lock and lookup when it calls again on the same stream.
-  thread_local struct
+  if (this != &other)
   {
-    int device            = -1;
-    cudaStream_t stream   = nullptr;
-    stream_scratch* entry = nullptr;
-  } last;
-
-  stream_scratch* entry = nullptr;
-  if (last.entry != nullptr && last.device == device && last.stream == stream)
-  {
-    entry = last.entry;
-  }
-  else
-  {
-    auto& cache = the_cache();
-    std::lock_guard<std::mutex> guard(cache.mutex);
-    const bool per_thread_handle = stream == nullptr || stream == cudaStreamPerThread;
-    auto& slot = cache.entries[{device, stream, per_thread_handle ? std::this_thread::get_id() : std::thread::id{}}];
-    if (!slot)
-    {
-      slot = std::make_unique<stream_scratch>();
-    }
-    entry = slot.get();
-    last  = {device, stream, entry};
-  }
-
-  std::unique_lock<std::mutex> lock(entry->mutex);
-  if (result_bytes > entry->result_capacity || partial_bytes > entry->partial_capacity)
-  {
-    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-    throw_on_error(cudaStreamIsCapturing(stream, &capture), "rk: cudaStreamIsCapturing");
-    if (capture != cudaStreamCaptureStatusNone)
-    {
-      throw error("rk: the stream is being captured and its scratch would have to grow (allocation cannot be "
-                  "captured); run the same rk call once on this stream before capturing it");
-    }
-    const std::size_t result_capacity =
-      round_up(std::max({result_bytes, min_result_bytes, entry->result_capacity}), 256);
-    const std::size_t partial_capacity =
-      round_up(std::max({partial_bytes, min_partial_bytes, 2 * entry->partial_capacity}), 256);
-    allocation fresh = allocate_device(counters_bytes + result_capacity + partial_capacity);
-    const cudaError_t zeroed = cudaMemsetAsync(fresh.ptr, 0, counters_bytes, stream);
-    if (zeroed != cudaSuccess)
-    {
-      free_quietly(fresh);
-      throw cuda_error(zeroed, "rk: zeroing scratch counters");
-    }
-    allocation fresh_pinned;
     try
     {
-      fresh_pinned = allocate_pinned(result_capacity);
+      close();
     }
     catch (...)
     {
-      free_quietly(fresh);
-      throw;
     }
-    if (entry->device.ptr)
-    {
-      entry->retired.push_back(entry->device);
-    }
-    if (entry->pinned.ptr)
-    {
-      entry->retired.push_back(entry->pinned);
-    }
-    entry->device           = fresh;
-    entry->pinned           = fresh_pinned;
-    entry->result_capacity  = result_capacity;
-    entry->partial_capacity = partial_capacity;
+    counters     = other.counters;
+    result       = other.result;
+    partials     = other.partials;
+    lock_        = std::move(other.lock_);
+    stream_      = other.stream_;
+    graph_owned_ = std::exchange(other.graph_owned_, nullptr);
   }
-
-  auto* base = static_cast<unsigned char*>(entry->device.ptr);
-  return scratch_lease{std::move(lock), reinterpret_cast<sync_counters*>(base), base + counters_bytes,
-                       base + counters_bytes + entry->result_capacity, entry->pinned.ptr};
+  return *this;
 }
 
+scratch_lease::~scratch_lease()
+{
+  try
+  {
+    close();
+  }
+  catch (...)
+  {
+    cudaGetLastError();
+  }
+}
+
+void scratch_lease::close()
+{
+  if (lock_.owns_lock())
+  {
+    lock_.unlock();
+  }
+  if (void* owned = std::exchange(graph_owned_, nullptr))
+  {
+    throw_on_error(cudaFreeAsync(owned, stream_), "rk: capturing the free of graph-owned scratch");
+  }
+}
+
+scratch_lease lease_scratch(int device, cudaStream_t stream, std::size_t result_bytes, std::size_t partial_bytes)
+{
+  const std::size_t result_need  = round_up(std::max(result_bytes, min_result_bytes), 256);
+  const std::size_t partial_need = round_up(std::max<std::size_t>(partial_bytes, 1), 256);
+  if (capture_status(stream) == cudaStreamCaptureStatusActive)
+  {
+    // Captured: allocation, counter reset and free become nodes of the graph, which then owns its
+    // scratch; the stream's cached scratch is never embedded in a graph.
+    void* owned = allocate_scratch(counters_bytes + result_need + partial_need, stream);
+    return scratch_lease(std::unique_lock<std::mutex>{}, stream, owned, owned, result_need);
+  }
+
+  stream_scratch& entry = cached_scratch(device, stream);
+  std::unique_lock<std::mutex> lock(entry.mutex);
+  if (result_need > entry.result_capacity || partial_need > entry.partial_capacity)
+  {
+    const std::size_t result_capacity  = std::max(result_need, entry.result_capacity);
+    const std::size_t partial_capacity = std::max({partial_need, min_partial_bytes, 2 * entry.partial_capacity});
+    relaxed_capture_mode relaxed;
+    void* fresh = allocate_scratch(counters_bytes + result_capacity + partial_capacity, stream);
+    if (entry.buffer != nullptr)
+    {
+      // Only kernels on this stream ever used the old buffer: free it behind them.
+      cudaFreeAsync(entry.buffer, stream);
+    }
+    entry.buffer           = fresh;
+    entry.result_capacity  = result_capacity;
+    entry.partial_capacity = partial_capacity;
+  }
+  return scratch_lease(std::move(lock), stream, nullptr, entry.buffer, entry.result_capacity);
+}
+
+void check_not_capturing(cudaStream_t stream, const char* what)
+{
+  if (capture_status(stream) == cudaStreamCaptureStatusActive)
+  {
+    throw error(std::string(what)
+                + " cannot be captured in a CUDA graph: it waits for its result. Capture rk::reduce_into, which "
+                  "writes the result to device memory");
+  }
+}
+
+// --- pinned result slots -----------------------------------------------------------------------
+namespace
+{
+struct pinned_pool
+{
+  static constexpr std::size_t slots_per_block = 64;
+
+  std::mutex mutex;
+  std::vector<void*> blocks;
+  std::vector<void*> free_slots;
+
+  ~pinned_pool()
+  {
+    release();
+  }
+
+  void release() noexcept
+  {
+    if (context_alive())
+    {
+      for (void* block : blocks)
+      {
+        cudaFreeHost(block);
+      }
+    }
+    blocks.clear();
+    free_slots.clear();
+  }
+};
+
+pinned_pool& the_pinned_pool()
+{
+  static pinned_pool pool;
+  return pool;
+}
+} // namespace
+
+pinned_slot::~pinned_slot()
+{
+  if (slot_ != nullptr)
+  {
+    auto& pool = the_pinned_pool();
+    std::lock_guard<std::mutex> guard(pool.mutex);
+    pool.free_slots.push_back(slot_);
+  }
+}
+
+pinned_slot acquire_pinned_slot()
+{
+  auto& pool = the_pinned_pool();
+  std::lock_guard<std::mutex> guard(pool.mutex);
+  if (pool.free_slots.empty())
+  {
+    constexpr std::size_t bytes = pinned_pool::slots_per_block * max_value_bytes;
+    void* block                 = nullptr;
+    relaxed_capture_mode relaxed;
+    // Portable: a slot may serve a call on any device.
+    if (const cudaError_t code = cudaHostAlloc(&block, bytes, cudaHostAllocPortable); code != cudaSuccess)
+    {
+      throw_allocation_error(code, bytes, "pinned host memory");
+    }
+    pool.blocks.push_back(block);
+    for (std::size_t i = 0; i < pinned_pool::slots_per_block; ++i)
+    {
+      pool.free_slots.push_back(static_cast<unsigned char*>(block) + i * max_value_bytes);
+    }
+  }
+  void* slot = pool.free_slots.back();
+  pool.free_slots.pop_back();
+  return pinned_slot(slot);
+}
+
+// --- the device-access check ---------------------------------------------------------------------
 namespace
 {
 using pointer_attributes_fn = CUresult(CUDAAPI*)(unsigned int, CUpointer_attribute*, void**, CUdeviceptr);
@@ -273,60 +463,110 @@ pointer_attributes_fn driver_pointer_attributes()
   return fn;
 }
 
-/// Device (or managed) allocation ranges this thread has already seen. A pointer inside one skips
-/// the pointer query, one driver call per pointer per rk call, which matters where a call is
-/// launch-bound (rk trailed CUB by a few tenths of a µs there). A range freed since stays listed;
-/// its addresses remain in the driver's reserved device VA space, so no pageable host allocation
-/// can appear there, and a stale use faults as rk::cuda_error. Pinned or registered host ranges
-/// are never cached: once unregistered, the same addresses are plain pageable memory again.
+/// Device (or managed) allocation ranges this thread has already seen readable from a device. A
+/// pointer inside one skips the pointer query, one driver call per pointer per rk call, which
+/// matters where a call is launch-bound. A range freed since stays listed; its addresses remain in
+/// the driver's reserved device VA space, so no pageable host allocation can appear there, and a
+/// stale use faults as rk::cuda_error. Pinned or registered host ranges are never cached: once
+/// unregistered, the same addresses are plain pageable memory again.
 struct accessible_range
 {
   std::uintptr_t begin = 0;
   std::uintptr_t end   = 0;
+  int device           = -1;
 };
 thread_local std::array<accessible_range, 8> accessible_ranges;
 thread_local unsigned next_range = 0;
 
-bool known_accessible(const void* p)
+enum class access
 {
-  const auto address = reinterpret_cast<std::uintptr_t>(p);
+  yes,
+  no_peer_access,
+  unknown
+};
+
+struct owner_device
+{
+  access verdict;
+  int owner;
+};
+
+/// What the driver says of `address` seen from `device`: readable device or managed memory
+/// (cached), another GPU's memory without access, or unknown (host memory of any kind: the
+/// runtime query below classifies it).
+owner_device driver_access(std::uintptr_t address, int device)
+{
   for (const auto& r : accessible_ranges)
   {
-    if (address >= r.begin && address < r.end)
+    if (address >= r.begin && address < r.end && r.device == device)
     {
-      return true;
+      return {access::yes, device};
     }
   }
   const pointer_attributes_fn query = driver_pointer_attributes();
   if (query == nullptr)
   {
-    return false;
+    return {access::unknown, -1};
   }
   CUpointer_attribute attributes[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
-                                      CU_POINTER_ATTRIBUTE_RANGE_SIZE};
-  unsigned int type      = 0;
-  CUdeviceptr start      = 0;
-  std::size_t size       = 0;
-  void* values[]         = {&type, &start, &size};
-  const CUresult status  = query(3, attributes, values, static_cast<CUdeviceptr>(address));
-  const bool accessible  = status == CUDA_SUCCESS && size > 0
-                       && (type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_UNIFIED);
-  if (accessible)
+                                      CU_POINTER_ATTRIBUTE_RANGE_SIZE, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
+  unsigned int type     = 0;
+  CUdeviceptr start     = 0;
+  std::size_t size      = 0;
+  int owner             = -1;
+  void* values[]        = {&type, &start, &size, &owner};
+  const CUresult status = query(4, attributes, values, static_cast<CUdeviceptr>(address));
+  if (status != CUDA_SUCCESS || size == 0 || (type != CU_MEMORYTYPE_DEVICE && type != CU_MEMORYTYPE_UNIFIED))
   {
-    accessible_ranges[next_range++ % accessible_ranges.size()] = {static_cast<std::uintptr_t>(start),
-                                                                  static_cast<std::uintptr_t>(start) + size};
+    return {access::unknown, -1};
   }
-  return accessible;
+  if (type == CU_MEMORYTYPE_DEVICE && owner != device)
+  {
+    // Another GPU's memory: readable only through peer access, which the driver reports as this
+    // context's access flags on the range.
+    CUpointer_attribute flags_attribute = CU_POINTER_ATTRIBUTE_ACCESS_FLAGS;
+    unsigned long long flags            = 0;
+    void* flags_value[]                 = {&flags};
+    if (query(1, &flags_attribute, flags_value, static_cast<CUdeviceptr>(address)) == CUDA_SUCCESS)
+    {
+      if (flags == CU_POINTER_ATTRIBUTE_ACCESS_FLAG_NONE)
+      {
+        return {access::no_peer_access, owner};
+      }
+    }
+    else
+    {
+      int can_access = 0;
+      cudaDeviceCanAccessPeer(&can_access, device, owner);
+      cudaGetLastError();
+      if (can_access == 0)
+      {
+        return {access::no_peer_access, owner};
+      }
+    }
+  }
+  accessible_ranges[next_range++ % accessible_ranges.size()] = {
+    static_cast<std::uintptr_t>(start), static_cast<std::uintptr_t>(start) + size, device};
+  return {access::yes, owner};
 }
 } // namespace
 
-void check_device_accessible(const void* p, const char* what)
+void check_device_accessible(const void* p, const char* what, const device_facts& device)
 {
-  if (known_accessible(p))
+  const owner_device verdict = driver_access(reinterpret_cast<std::uintptr_t>(p), device.ordinal);
+  if (verdict.verdict == access::yes)
   {
     return;
   }
-  // Not a known range: ask the runtime, which also classifies what the driver query does not.
+  if (verdict.verdict == access::no_peer_access)
+  {
+    throw host_memory_error(std::string("rk: ") + what + " is memory of GPU " + std::to_string(verdict.owner)
+                            + ", which GPU " + std::to_string(device.ordinal)
+                            + " (the current device) cannot read: enable peer access "
+                              "(cudaDeviceEnablePeerAccess) or make GPU "
+                            + std::to_string(verdict.owner) + " current");
+  }
+  // Not device memory: ask the runtime, which also classifies pinned and registered host memory.
   cudaPointerAttributes attributes{};
   const cudaError_t status = cudaPointerGetAttributes(&attributes, p);
   if (status == cudaErrorInvalidValue)
@@ -338,23 +578,30 @@ void check_device_accessible(const void* p, const char* what)
   {
     throw_on_error(status, "rk: cudaPointerGetAttributes");
   }
-  if (attributes.type == cudaMemoryTypeUnregistered
-      || (attributes.type == cudaMemoryTypeHost && attributes.devicePointer == nullptr))
+  const bool pageable = attributes.type == cudaMemoryTypeUnregistered
+                     || (attributes.type == cudaMemoryTypeHost && attributes.devicePointer == nullptr);
+  if (pageable && !device.pageable_memory_access)
   {
     throw host_memory_error(std::string("rk: ") + what
-                            + " is a pageable host pointer, which the GPU cannot read; pass device memory "
-                              "(thrust::device_vector, cudaMalloc), managed or pinned memory, or use rk::host");
+                            + " is a pageable host pointer, which this GPU cannot read (its system has no HMM or "
+                              "ATS); pass device memory (thrust::device_vector, cudaMalloc), managed or pinned "
+                              "memory, or use rk::host");
   }
 }
 } // namespace rk::detail
 
 void rk::release_cached_memory()
 {
-  auto& cache = detail::the_cache();
-  std::lock_guard<std::mutex> guard(cache.mutex);
-  for (auto& [key, entry] : cache.entries)
   {
-    std::lock_guard<std::mutex> entry_guard(entry->mutex);
-    detail::free_all(*entry);
+    auto& cache = detail::the_cache();
+    std::lock_guard<std::mutex> guard(cache.mutex);
+    for (auto& [key, entry] : cache.entries)
+    {
+      std::lock_guard<std::mutex> entry_guard(entry->mutex);
+      entry->free_now();
+    }
   }
+  auto& pool = detail::the_pinned_pool();
+  std::lock_guard<std::mutex> guard(pool.mutex);
+  pool.release();
 }

@@ -13,13 +13,79 @@
 
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace rk_test
 {
 /// True when a CUDA device is usable (asked once).
 bool gpu_available();
+
+/// How many CUDA devices are usable (0 without a GPU).
+int gpu_count();
+
+/// A non-blocking stream for one test.
+struct stream_guard
+{
+  cudaStream_t stream{};
+  stream_guard()
+  {
+    REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+  }
+  ~stream_guard()
+  {
+    cudaStreamSynchronize(stream);
+    cudaStreamDestroy(stream);
+  }
+  stream_guard(const stream_guard&)            = delete;
+  stream_guard& operator=(const stream_guard&) = delete;
+};
+
+/// Holds `stream` with a spinning kernel until release() (or the destructor, or 10 s: a broken
+/// test cannot hang the suite), so a test can see what waits for the stream and what does not.
+class stream_hold
+{
+public:
+  explicit stream_hold(cudaStream_t stream);
+  ~stream_hold();
+  void release();
+  /// Leaves the hold in place beyond this object (for a thread that exits with its stream held):
+  /// the caller stores 1 through the returned mapped flag, then frees it with cudaFreeHost.
+  int* detach();
+  stream_hold(const stream_hold&)            = delete;
+  stream_hold& operator=(const stream_hold&) = delete;
+
+private:
+  int* flag_ = nullptr;
+};
+
+/// Runs body(t) for t in [0, count), each on a host thread of its own; returns how many threw.
+template <class Body>
+int run_on_threads(int count, Body body)
+{
+  std::atomic<int> failed{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < count; ++t)
+  {
+    threads.emplace_back([&, t] {
+      try
+      {
+        body(t);
+      }
+      catch (...)
+      {
+        ++failed;
+      }
+    });
+  }
+  for (auto& th : threads)
+  {
+    th.join();
+  }
+  return failed;
+}
 
 /// Sizes around the grid cap of the default tuning for a kernel input `Input` holding `T`:
 /// cap * (1 and 2) chunks per warp, +-1.

@@ -7,25 +7,10 @@
 #include <thrust/sequence.h>
 
 #include <atomic>
-#include <chrono>
 #include <stdexcept>
-#include <thread>
 
 namespace
 {
-struct stream_guard
-{
-  cudaStream_t stream{};
-  stream_guard()
-  {
-    REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
-  }
-  ~stream_guard()
-  {
-    cudaStreamDestroy(stream);
-  }
-};
-
 std::int64_t reduce_with(int which, cudaStream_t s, const std::int32_t* first, std::int64_t n)
 {
   switch (which % 4)
@@ -41,41 +26,6 @@ std::int64_t reduce_with(int which, cudaStream_t s, const std::int32_t* first, s
   }
 }
 
-/// Runs body(t) for t in [0, count), each on a host thread of its own; returns how many threw.
-template <class Body>
-int run_on_threads(int count, Body body)
-{
-  std::atomic<int> failed{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < count; ++t)
-  {
-    threads.emplace_back([&, t] {
-      try
-      {
-        body(t);
-      }
-      catch (...)
-      {
-        ++failed;
-      }
-    });
-  }
-  for (auto& th : threads)
-  {
-    th.join();
-  }
-  return failed;
-}
-
-/// Spins until *release is set (or 10 s pass, so a broken test cannot hang the suite).
-__global__ void hold_stream(volatile int* release)
-{
-  const long long start = clock64();
-  while (*release == 0 && clock64() - start < 20'000'000'000LL)
-  {
-    __nanosleep(1000);
-  }
-}
 } // namespace
 
 RK_GPU_TEST_CASE("8 host threads, each on its own stream, 200 reductions each, all exact")
@@ -91,8 +41,8 @@ RK_GPU_TEST_CASE("8 host threads, each on its own stream, 200 reductions each, a
   const std::int32_t* data = thrust::raw_pointer_cast(input.data());
 
   std::atomic<int> wrong{0};
-  const int failed = run_on_threads(8, [&](int t) {
-    stream_guard guard;
+  const int failed = rk_test::run_on_threads(8, [&](int t) {
+    rk_test::stream_guard guard;
     for (int i = 0; i < (rk_test::quick_mode() ? 20 : 200); ++i)
     {
       const std::int64_t len   = (std::int64_t{t} * 7919 + std::int64_t{i} * 104729) % n + 1;
@@ -116,7 +66,7 @@ RK_GPU_TEST_CASE("4 host threads on cudaStreamPerThread, one handle for four str
   const thrust::device_vector<std::int32_t> input(items.begin(), items.end());
   const std::int32_t* data = thrust::raw_pointer_cast(input.data());
   std::atomic<int> wrong{0};
-  const int failed = run_on_threads(4, [&](int) {
+  const int failed = rk_test::run_on_threads(4, [&](int) {
     std::int64_t* out = nullptr;
     if (cudaMallocAsync(&out, sizeof(std::int64_t), cudaStreamPerThread) != cudaSuccess)
     {
@@ -142,7 +92,7 @@ RK_GPU_TEST_CASE("4 host threads on cudaStreamPerThread, one handle for four str
 
 RK_GPU_TEST_CASE("reduce_into is stream-ordered and writes init for an empty range")
 {
-  stream_guard guard;
+  rk_test::stream_guard guard;
   thrust::device_vector<std::int64_t> out(3, -1);
   const thrust::counting_iterator<std::int64_t> count(0);
   rk::reduce_into(rk::device.on(guard.stream), count, count + 1000, out.data(), std::int64_t{1});
@@ -157,12 +107,12 @@ RK_GPU_TEST_CASE("reduce_into is stream-ordered and writes init for an empty ran
 
 RK_GPU_TEST_CASE("a captured single-pass reduction replays 100 times over changing data")
 {
-  stream_guard guard;
+  rk_test::stream_guard guard;
   const std::int64_t n = 3'000'017;
   thrust::device_vector<std::int32_t> input(n);
   thrust::device_vector<std::int64_t> out(1);
   const auto policy = rk::single_pass.on(guard.stream);
-  // The first call allocates the stream's scratch; capture needs it to exist already.
+  // An eager call first: the stream's cached scratch exists, and the graph must still not use it.
   rk::reduce_into(policy, input.begin(), input.end(), out.data(), std::int64_t{0});
   REQUIRE(cudaStreamSynchronize(guard.stream) == cudaSuccess);
 
@@ -190,25 +140,16 @@ RK_GPU_TEST_CASE("a captured single-pass reduction replays 100 times over changi
 
 RK_GPU_TEST_CASE("rk::reduce on a stream waits for that stream only")
 {
-  stream_guard busy, mine;
-  int* release = nullptr;
-  REQUIRE(cudaHostAlloc(&release, sizeof(int), cudaHostAllocMapped) == cudaSuccess);
-  *release = 0;
-  int* device_release = nullptr;
-  REQUIRE(cudaHostGetDevicePointer(&device_release, release, 0) == cudaSuccess);
-
+  rk_test::stream_guard busy, mine;
   const thrust::counting_iterator<std::int64_t> count(0);
   // The first call on a stream allocates its scratch, and allocation may synchronize the device;
   // the guarantee is for every call after that.
   CHECK(rk::reduce(rk::device.on(mine.stream), count, count + 10, std::int64_t{0}) == 45);
-  hold_stream<<<1, 1, 0, busy.stream>>>(device_release);
-  REQUIRE(cudaGetLastError() == cudaSuccess);
+  rk_test::stream_hold hold(busy.stream);
   CHECK(rk::reduce(rk::device.on(mine.stream), count, count + 100000, std::int64_t{0}) == 99999LL * 100000 / 2);
   CHECK(cudaStreamQuery(busy.stream) == cudaErrorNotReady); // the other stream is still held
-
-  *reinterpret_cast<volatile int*>(release) = 1;
+  hold.release();
   CHECK(cudaStreamSynchronize(busy.stream) == cudaSuccess);
-  cudaFreeHost(release);
 }
 
 RK_GPU_TEST_CASE("rk::explain reports the GPU backend and why")

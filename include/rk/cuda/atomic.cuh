@@ -29,8 +29,8 @@ struct atomic_launcher
       throw error("rk::atomic: the output must be aligned to sizeof(T) for atomic updates");
     }
     const range_plan plan = agent::plan(first, n, grid_cap);
-    kernel<<<plan.blocks, agent::block_threads, 0, stream>>>(first, plan, scratch.counters, init, out, op);
-    check_launch("rk::atomic: launching the kernel");
+    launch_kernel(kernel, plan.blocks, agent::block_threads, stream, "rk::atomic: launching the kernel", first, plan,
+                  scratch.counters, init, out, op);
   }
 };
 } // namespace rk::detail

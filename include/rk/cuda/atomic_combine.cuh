@@ -4,10 +4,12 @@
 // on a 4- or 8-byte trivially copyable T.
 
 #include <rk/cuda/functional.cuh>
+#include <rk/cuda/warp_reduce.cuh>
 
 #include <cuda/atomic>
 #include <cuda/functional>
 #include <cuda/std/functional>
+#include <cuda/std/type_traits>
 
 #include <functional>
 #include <type_traits>
@@ -66,7 +68,7 @@ template <class T, class Op>
 __device__ void atomic_combine(T* target, const T& value, Op& op)
 {
   ::cuda::atomic_ref<T, ::cuda::thread_scope_device> ref(*target);
-  constexpr auto relaxed = ::cuda::std::memory_order_relaxed;
+  constexpr auto relaxed     = ::cuda::std::memory_order_relaxed;
   constexpr atomic_kind kind = atomic_kind_v<Op, T>;
   if constexpr (kind == atomic_kind::add)
   {
@@ -94,10 +96,19 @@ __device__ void atomic_combine(T* target, const T& value, Op& op)
   }
   else
   {
-    T expected = ref.load(relaxed);
-    while (!ref.compare_exchange_weak(expected, op(expected, value), relaxed, relaxed))
+    // On the bits, through an unsigned word: atomic_ref<T>'s load and compare-exchange would
+    // default-construct T, which rk never requires.
+    using word = ::cuda::std::conditional_t<sizeof(T) == 4, unsigned, unsigned long long>;
+    ::cuda::atomic_ref<word, ::cuda::thread_scope_device> bits(*reinterpret_cast<word*>(target));
+    word expected = bits.load(relaxed);
+    word desired;
+    do
     {
-    }
+      uninitialized<T> current;
+      __builtin_memcpy(&current, &expected, sizeof(T));
+      const T next = op(current.value, value);
+      __builtin_memcpy(&desired, &next, sizeof(T));
+    } while (!bits.compare_exchange_weak(expected, desired, relaxed, relaxed));
   }
 }
 } // namespace rk::detail

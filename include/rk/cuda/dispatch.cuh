@@ -13,8 +13,9 @@
 #include <rk/cuda/two_pass.cuh>
 #include <rk/detail/reduce_api.hpp>
 
-#include <thrust/iterator/iterator_traits.h>
 #include <thrust/device_ptr.h>
+#include <thrust/iterator/iterator_traits.h>
+#include <thrust/type_traits/is_contiguous_iterator.h>
 
 #include <cstdint>
 #include <cstring>
@@ -83,15 +84,41 @@ constexpr backend_choice choose_backend(std::int64_t n, bool atomic_usable = tru
   }
 }
 
+/// The iterators of the host containers: std::vector's (libstdc++) and thrust::host_vector's.
+template <class It>
+struct is_host_container_iterator : std::false_type
+{};
+#if defined(__GLIBCXX__)
+template <class Pointer, class Container>
+struct is_host_container_iterator<__gnu_cxx::__normal_iterator<Pointer, Container>> : std::true_type
+{};
+#endif
+template <class Pointer>
+struct is_host_container_iterator<thrust::detail::normal_iterator<Pointer>> : std::is_pointer<Pointer>
+{};
+
+/// Iterators known to refer to host memory: those of the host containers, and the non-contiguous
+/// iterators Thrust places in host memory (adaptors over raw pointers among them). Any other
+/// contiguous iterator (cuda::std::span's, say) says nothing of its memory: it is read through its
+/// raw pointer, which is checked at run time like any raw pointer.
+template <class InputIt>
+inline constexpr bool is_host_iterator_v =
+  !std::is_pointer_v<InputIt>
+  && std::is_same_v<typename thrust::iterator_system<InputIt>::type, thrust::host_system_tag>
+  && (!thrust::is_contiguous_iterator_v<InputIt> || is_host_container_iterator<InputIt>::value);
+
 template <gpu_backend Backend, class InputIt, class T, class Op>
 constexpr void check_gpu_call()
 {
   static_assert(std::is_trivially_copyable_v<T>,
                 "rk GPU policies need a trivially copyable T (the type of init): it is copied between host and "
                 "device and through warp shuffles");
+  static_assert(sizeof(T) <= max_value_bytes,
+                "rk GPU policies take a T (the type of init) of at most 256 bytes (rk::detail::max_value_bytes): the "
+                "block body keeps 64 values of T in shared memory. Reduce a smaller summary of your items (e.g. "
+                "through a transform iterator), or use rk::host");
   static_assert(is_random_access_v<InputIt>, "rk GPU policies need random-access iterators");
-  using system = typename thrust::iterator_system<InputIt>::type;
-  static_assert(std::is_pointer_v<InputIt> || !std::is_same_v<system, thrust::host_system_tag>,
+  static_assert(!is_host_iterator_v<InputIt>,
                 "rk GPU policies cannot read this iterator: Thrust says it refers to host memory. Copy the data to a "
                 "thrust::device_vector, wrap raw device pointers in thrust::device_ptr (thrust::device_pointer_cast) "
                 "before adapting them, or use rk::host");
@@ -107,19 +134,38 @@ constexpr void check_gpu_call()
   }
 }
 
-template <class InputIt>
-auto prepare_input(InputIt first)
+/// Calls `f` with what the kernels read for `first`: the raw pointer behind a contiguous iterator
+/// (checked to be readable by the current device where Thrust does not already know it to be
+/// device memory), an element_pointer where 16-byte vectors cannot reach the items in step, or
+/// the iterator itself.
+template <class InputIt, class F>
+decltype(auto) with_kernel_input(InputIt first, const device_facts& device, F&& f)
 {
-  if constexpr (std::is_pointer_v<InputIt>)
+  auto input = to_kernel_input(first);
+  using input_type = decltype(input);
+  if constexpr (std::is_pointer_v<input_type>)
   {
-    check_device_accessible(first, "the input range");
+    using system = typename thrust::iterator_system<InputIt>::type;
+    if constexpr (!std::is_same_v<system, thrust::device_system_tag>)
+    {
+      check_device_accessible(input, "the input range", device);
+    }
+    using item = std::remove_cv_t<std::remove_pointer_t<input_type>>;
+    if constexpr (may_straddle_vectors_v<item>)
+    {
+      if (reinterpret_cast<std::uintptr_t>(input) % sizeof(item) != 0)
+      {
+        return f(element_pointer<item>{input});
+      }
+    }
   }
-  return to_kernel_input(first);
+  return f(input);
 }
 
 /// Calls `f` with the launcher the policy runs: fixed at compile time for explicit policies
-/// (only that backend is instantiated), chosen by choose_backend for rk::device.
-template <gpu_backend Backend, class Provider, class Input, class T, class Op, class F>
+/// (only that backend is instantiated), chosen by choose_backend for rk::device. rk::device
+/// instantiates rk::atomic only where it can choose it: for results in device memory.
+template <gpu_backend Backend, bool ResultInDevice, class Provider, class Input, class T, class Op, class F>
 decltype(auto) with_launcher(std::int64_t n, bool atomic_usable, F&& f)
 {
   if constexpr (Backend == gpu_backend::two_pass)
@@ -130,7 +176,7 @@ decltype(auto) with_launcher(std::int64_t n, bool atomic_usable, F&& f)
   {
     return f(atomic_launcher<Provider, Input, T, Op>{});
   }
-  else if constexpr (Backend == gpu_backend::single_pass || !atomic_eligible_v<T, Op>)
+  else if constexpr (Backend == gpu_backend::single_pass || !ResultInDevice || !atomic_eligible_v<T, Op>)
   {
     (void) n;
     (void) atomic_usable;
@@ -146,98 +192,102 @@ decltype(auto) with_launcher(std::int64_t n, bool atomic_usable, F&& f)
   }
 }
 
-/// Where a value-returning call finds its result once the stream is done.
-struct pending_result
+/// Enqueues the reduction of n >= 1 items on `stream`, its result going to `out`: device memory
+/// (ResultInDevice), or a pinned host slot, which the final block writes directly (saves a copy
+/// and its ~µs of latency on the value-returning path), except under rk::atomic, whose combining
+/// atomics need device memory: its result is copied to the slot behind the kernel.
+template <gpu_backend Backend, bool ResultInDevice, class Provider, class Input, class T, class Op>
+void enqueue_reduction(Input input, std::int64_t n, const T& init, T* out, const Op& op, cudaStream_t stream,
+                       const device_facts& device)
 {
-  scratch_lease scratch;    ///< held until the result has been read
-  const void* copy_from;    ///< device memory to copy to scratch.pinned_result, or null if the
-                            ///< kernel wrote the result straight into it
-};
-
-/// Enqueues the reduction of n >= 1 items on `stream`, its result going to `out`; with a null
-/// `out`, to the stream's pinned host slot: written there directly by the final block (saves a
-/// copy and its ~µs of latency on the value-returning path), except by rk::atomic, whose
-/// combining atomics need device memory.
-template <gpu_backend Backend, class Provider, class Input, class T, class Op>
-pending_result enqueue_reduction(Input input, std::int64_t n, const T& init, T* out, const Op& op, cudaStream_t stream)
-{
-  const device_facts& device = current_device_facts();
-  const bool atomic_usable = out != nullptr && reinterpret_cast<std::uintptr_t>(out) % sizeof(T) == 0;
-  return with_launcher<Backend, Provider, Input, T, Op>(n, atomic_usable, [&](auto launcher) {
+  const bool atomic_usable = ResultInDevice && reinterpret_cast<std::uintptr_t>(out) % sizeof(T) == 0;
+  with_launcher<Backend, ResultInDevice, Provider, Input, T, Op>(n, atomic_usable, [&](auto launcher) {
     using launcher_type       = decltype(launcher);
     const std::int64_t blocks = launcher_type::max_blocks(device);
     scratch_lease scratch =
       lease_scratch(device.ordinal, stream, sizeof(T), static_cast<std::size_t>(blocks) * sizeof(T));
-    constexpr bool via_device = std::is_same_v<launcher_type, atomic_launcher<Provider, Input, T, Op>>;
-    T* result = out ? out : static_cast<T*>(via_device ? scratch.result : scratch.pinned_result);
-    launcher_type::launch(input, n, init, result, op, stream, scratch, blocks);
-    const void* copy_from = (out == nullptr && via_device) ? scratch.result : nullptr;
-    return pending_result{std::move(scratch), copy_from};
+    constexpr bool via_device = !ResultInDevice && std::is_same_v<launcher_type, atomic_launcher<Provider, Input, T, Op>>;
+    launcher_type::launch(input, n, init, via_device ? static_cast<T*>(scratch.result) : out, op, stream, scratch,
+                          blocks);
+    if constexpr (via_device)
+    {
+      // Enqueued before the lease ends, so no later call on the stream can overwrite the result first.
+      throw_on_error(cudaMemcpyAsync(out, scratch.result, sizeof(T), cudaMemcpyDeviceToHost, stream),
+                     "rk::reduce: copying the result back");
+    }
+    scratch.close();
   });
 }
 
-template <class T>
-T* unwrap_output(T* out)
+/// The T* behind a reduce_into output (a T* or a thrust::device_ptr<T>).
+template <class T, class OutputPtr>
+T* unwrap_output(OutputPtr out)
 {
-  return out;
-}
-template <class T>
-T* unwrap_output(thrust::device_ptr<T> out)
-{
+  using pointer = decltype(thrust::raw_pointer_cast(out));
+  static_assert(std::is_pointer_v<pointer>,
+                "rk::reduce_into writes its result through a T* or a thrust::device_ptr<T> to device memory");
+  static_assert(std::is_same_v<std::remove_cv_t<std::remove_pointer_t<pointer>>, T>,
+                "rk::reduce_into: the output must point to T, the type of init, which is the accumulator type (as "
+                "in std::reduce). Pass init as the output's type, e.g. std::int64_t{0} for a std::int64_t* output");
+  static_assert(!std::is_const_v<std::remove_pointer_t<pointer>>, "rk::reduce_into: the output points to const");
   return thrust::raw_pointer_cast(out);
 }
 } // namespace detail
 
 template <gpu_backend Backend, class Provider, class InputIt, class T, class BinaryOp>
-T reduce_dispatch(const gpu_policy<Backend, Provider>& policy, InputIt first, InputIt last, T init, BinaryOp op)
+T reduce_dispatch(const gpu_policy<Backend, Provider>& policy, InputIt first, InputIt last, T init, BinaryOp user_op)
 {
-  detail::check_gpu_call<Backend, InputIt, T, BinaryOp>();
+  const auto& op = detail::to_device_operator(user_op);
+  using Op       = detail::device_operator_t<BinaryOp>;
+  detail::check_gpu_call<Backend, InputIt, T, Op>();
   const std::int64_t n = detail::checked_distance(first, last);
   if (n == 0)
   {
     return init;
   }
-  auto input = detail::prepare_input(first);
-  const detail::pending_result pending =
-    detail::enqueue_reduction<Backend, Provider>(input, n, init, static_cast<T*>(nullptr), op, policy.stream);
-  if (pending.copy_from)
-  {
-    detail::throw_on_error(cudaMemcpyAsync(pending.scratch.pinned_result, pending.copy_from, sizeof(T),
-                                           cudaMemcpyDeviceToHost, policy.stream),
-                           "rk::reduce: copying the result back");
-  }
+  detail::check_not_capturing(policy.stream, "rk::reduce");
+  const detail::device_facts& device = detail::current_device_facts();
+  const detail::pinned_slot result   = detail::acquire_pinned_slot();
+  detail::with_kernel_input(first, device, [&](auto input) {
+    detail::enqueue_reduction<Backend, false, Provider>(input, n, init, static_cast<T*>(result.get()), op,
+                                                         policy.stream, device);
+  });
   detail::throw_on_error(cudaStreamSynchronize(policy.stream), "rk::reduce: waiting for the reduction");
   detail::uninitialized<T> value;
-  std::memcpy(static_cast<void*>(&value), pending.scratch.pinned_result, sizeof(T));
+  std::memcpy(static_cast<void*>(&value), result.get(), sizeof(T));
   return value.value;
 }
 
 /// Stream-ordered form: writes the result to device memory `out` (a `T*` or thrust::device_ptr<T>)
 /// and returns without waiting. Same semantics as rk::reduce otherwise. Capturable in a CUDA
-/// graph once a call with the same T has run on the stream (the first call allocates scratch).
+/// graph: a captured call allocates its scratch inside the graph.
 ///
 /// \code
 /// rk::reduce_into(rk::device.on(s), v.begin(), v.end(), d_out, 0.0f, rk::plus{});
 /// \endcode
 template <gpu_backend Backend, class Provider, class InputIt, class OutputPtr, class T, class BinaryOp>
 void reduce_into(const gpu_policy<Backend, Provider>& policy, InputIt first, InputIt last, OutputPtr out, T init,
-                 BinaryOp op)
+                 BinaryOp user_op)
 {
-  detail::check_gpu_call<Backend, InputIt, T, BinaryOp>();
-  T* result            = detail::unwrap_output(out);
+  const auto& op = detail::to_device_operator(user_op);
+  using Op       = detail::device_operator_t<BinaryOp>;
+  detail::check_gpu_call<Backend, InputIt, T, Op>();
+  T* result            = detail::unwrap_output<T>(out);
   const std::int64_t n = detail::checked_distance(first, last);
-  if constexpr (std::is_pointer_v<OutputPtr>)
+  const detail::device_facts& device = detail::current_device_facts();
+  if constexpr (!std::is_same_v<typename thrust::iterator_system<OutputPtr>::type, thrust::device_system_tag>)
   {
-    detail::check_device_accessible(result, "the output pointer");
+    detail::check_device_accessible(result, "the output pointer", device);
   }
   if (n == 0)
   {
-    detail::store_init_kernel<<<1, 1, 0, policy.stream>>>(init, result);
-    detail::check_launch("rk::reduce_into: storing init for an empty range");
+    detail::launch_kernel(detail::store_init_kernel<T>, 1, 1, policy.stream,
+                          "rk::reduce_into: storing init for an empty range", init, result);
     return;
   }
-  auto input = detail::prepare_input(first);
-  (void) detail::enqueue_reduction<Backend, Provider>(input, n, init, result, op, policy.stream);
+  detail::with_kernel_input(first, device, [&](auto input) {
+    detail::enqueue_reduction<Backend, true, Provider>(input, n, init, result, op, policy.stream, device);
+  });
 }
 
 template <gpu_backend Backend, class Provider, class InputIt, class OutputPtr, class T>
@@ -260,10 +310,9 @@ template <gpu_backend Backend, class Provider, class InputIt, class T, class Bin
 explanation explain_dispatch(const gpu_policy<Backend, Provider>&, InputIt first, InputIt last, const T&,
                              const BinaryOp&)
 {
-  detail::check_gpu_call<Backend, InputIt, T, BinaryOp>();
+  using Op = detail::device_operator_t<BinaryOp>;
+  detail::check_gpu_call<Backend, InputIt, T, Op>();
   const std::int64_t n = detail::checked_distance(first, last);
-  using input_type     = detail::kernel_input_t<InputIt>;
-  using agent          = detail::reduce_agent<Provider, input_type, T>;
 
   explanation e;
   e.policy = to_string(Backend);
@@ -273,8 +322,8 @@ explanation explain_dispatch(const gpu_policy<Backend, Provider>&, InputIt first
   {
     // rk::explain describes rk::reduce, whose result goes to host memory; say so where
     // rk::reduce_into (result in device memory) would choose differently.
-    const auto choice = detail::choose_backend<T, BinaryOp>(n, false);
-    const auto into   = detail::choose_backend<T, BinaryOp>(n, true);
+    const auto choice = detail::choose_backend<T, Op>(n, false);
+    const auto into   = detail::choose_backend<T, Op>(n, true);
     e.backend                = n == 0 ? "none" : to_string(choice.backend);
     e.stream_ordered_backend = n == 0 ? "none" : to_string(into.backend);
     reason                   = choice.reason;
@@ -283,7 +332,7 @@ explanation explain_dispatch(const gpu_policy<Backend, Provider>&, InputIt first
       reason += std::string("; rk::reduce_into (result in device memory) runs ") + to_string(into.backend) + ": "
               + into.reason;
     }
-    if constexpr (detail::prefers_atomic_v<T, BinaryOp>)
+    if constexpr (detail::prefers_atomic_v<T, Op>)
     {
       reason += " (atomic for " + std::to_string(detail::automatic_atomic_min_items) + " <= n < "
               + std::to_string(detail::automatic_atomic_max_items) + ")";
@@ -296,11 +345,33 @@ explanation explain_dispatch(const gpu_policy<Backend, Provider>&, InputIt first
     reason                   = n == 0 ? "empty range: returns init, launches nothing, never calls op" : "requested explicitly";
   }
   reason += "; T: " + detail::type_description<T>();
-  reason += std::string("; op commutative: ") + (is_commutative_v<BinaryOp> ? "yes" : "no");
-  reason += std::string("; atomic route: ") + (detail::has_atomic_route_v<T, BinaryOp> ? "yes" : "no");
-  reason += std::string("; loads: ") + (agent::vectorized ? "16-byte vectors" : "one element at a time");
-  reason += "; block " + std::to_string(agent::block_threads) + " threads, chunk " + std::to_string(agent::chunk_items)
-          + " items per warp";
+  reason += std::string("; op commutative: ") + (is_commutative_v<Op> ? "yes" : "no");
+  reason += std::string("; atomic route: ") + (detail::has_atomic_route_v<T, Op> ? "yes" : "no");
+
+  // The same choice of kernel input as the call makes, without its device-access check.
+  auto describe_loads = [&](auto input, const char* why) {
+    using agent = detail::reduce_agent<Provider, decltype(input), T>;
+    reason += std::string("; loads: ") + (agent::vectorized ? "16-byte vectors" : "one element at a time") + why;
+    reason += "; block " + std::to_string(agent::block_threads) + " threads, chunk "
+            + std::to_string(agent::chunk_items) + " items per warp";
+  };
+  const auto input = detail::to_kernel_input(first);
+  if constexpr (std::is_pointer_v<std::remove_const_t<decltype(input)>>)
+  {
+    using item = std::remove_cv_t<std::remove_pointer_t<std::remove_const_t<decltype(input)>>>;
+    if constexpr (detail::may_straddle_vectors_v<item>)
+    {
+      if (reinterpret_cast<std::uintptr_t>(input) % sizeof(item) != 0)
+      {
+        describe_loads(detail::element_pointer<item>{input},
+                       " (the start address is a multiple of the item's alignment but not of its size, so vector "
+                       "loads would straddle items)");
+        e.reason = reason;
+        return e;
+      }
+    }
+  }
+  describe_loads(input, "");
   e.reason = reason;
   return e;
 }

@@ -9,7 +9,9 @@
 #include <thrust/type_traits/is_contiguous_iterator.h>
 #include <thrust/type_traits/unwrap_contiguous_iterator.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <type_traits>
 
 namespace rk::detail
@@ -27,6 +29,35 @@ template <class Item>
 inline constexpr bool is_vector_item_v = std::is_trivially_copyable_v<Item>
                                       && std::is_trivially_default_constructible_v<Item>
                                       && vector_bytes % sizeof(Item) == 0;
+
+/// A device pointer read one element at a time. Vectorizable items whose alignment is below their
+/// size (a pair of ints) can sit at an address that no 16-byte vector load reaches in step; such a
+/// range is read through this wrapper by the whole grid, instead of by one warp.
+template <class Item>
+struct element_pointer
+{
+  using value_type        = Item;
+  using difference_type   = std::ptrdiff_t;
+  using pointer           = const Item*;
+  using reference         = const Item&;
+  using iterator_category = std::random_access_iterator_tag;
+
+  const Item* items;
+
+  __host__ __device__ element_pointer operator+(offset_t n) const
+  {
+    return {items + n};
+  }
+  __host__ __device__ const Item& operator[](offset_t i) const
+  {
+    return items[i];
+  }
+};
+
+/// Whether a pointer to Item can be aligned to Item yet not to sizeof(Item), which 16-byte vector
+/// loads need: only items whose alignment is below their size.
+template <class Item>
+inline constexpr bool may_straddle_vectors_v = is_vector_item_v<Item> && alignof(Item) < sizeof(Item);
 
 /// The type a kernel reads: the raw pointer behind a contiguous iterator (so device_vector
 /// iterators cost no device_reference indirection), or the iterator itself.

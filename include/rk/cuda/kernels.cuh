@@ -28,6 +28,13 @@ struct reduce_agent
   static constexpr reduce_tuning tuning = Provider::template get<item, vectorized>();
   static constexpr int block_threads    = tuning.block_threads;
   static constexpr int in_flight        = tuning.chunks_in_flight;
+  static_assert(block_threads >= warp_threads && block_threads <= 1024 && block_threads % warp_threads == 0
+                  && warp_threads % (block_threads / warp_threads) == 0,
+                "rk tuning: block_threads must be 32 times a power of two (32, 64, ..., 1024)");
+  static_assert(tuning.lane_units >= 1, "rk tuning: lane_units must be at least 1");
+  static_assert(tuning.chunks_in_flight >= 1, "rk tuning: chunks_in_flight must be at least 1");
+  static_assert(tuning.min_chunks_per_warp >= 1, "rk tuning: min_chunks_per_warp must be at least 1");
+  static_assert(tuning.waves >= 1, "rk tuning: waves must be at least 1");
 
   using chunks_type = std::conditional_t<vectorized, vector_chunks<item, T, tuning.lane_units>,
                                          iterator_chunks<Input, T, tuning.lane_units>>;
@@ -104,7 +111,9 @@ __global__ void __launch_bounds__(Agent::block_threads)
     is_last               = before == gridDim.x - 1;
     if (is_last)
     {
-      arrivals.store(0u, ::cuda::std::memory_order_relaxed); // every block has arrived: nobody reads it now
+      // Take back exactly what this grid added (not a store of 0), so the word returns to zero
+      // whatever else has touched it.
+      arrivals.fetch_sub(gridDim.x, ::cuda::std::memory_order_relaxed);
     }
   }
   __syncthreads();
@@ -139,7 +148,8 @@ __global__ void __launch_bounds__(Agent::block_threads)
   // No identity is assumed, so the output cannot be pre-filled: the first block to arrive stores
   // op(init, its result) and raises `ready`; the others wait for that, then combine atomically.
   // The first arrival is running (it took its ticket after finishing its range) and waits on
-  // nothing, so the wait always ends. The last block to depart resets the words for the next call.
+  // nothing, so the wait always ends. The last block to depart takes back what the grid added to
+  // each word, so the words are zero again for the next call.
   using counter = ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>;
   counter arrivals(counters->atomic_arrivals);
   counter ready(counters->atomic_ready);
@@ -147,7 +157,7 @@ __global__ void __launch_bounds__(Agent::block_threads)
   if (arrivals.fetch_add(1u, ::cuda::std::memory_order_relaxed) == 0)
   {
     store<T>(out, op(init, total));
-    ready.store(1u, ::cuda::std::memory_order_release);
+    ready.fetch_add(1u, ::cuda::std::memory_order_release);
   }
   else
   {
@@ -159,9 +169,9 @@ __global__ void __launch_bounds__(Agent::block_threads)
   }
   if (departures.fetch_add(1u, ::cuda::std::memory_order_acq_rel) == gridDim.x - 1)
   {
-    arrivals.store(0u, ::cuda::std::memory_order_relaxed);
-    ready.store(0u, ::cuda::std::memory_order_relaxed);
-    departures.store(0u, ::cuda::std::memory_order_relaxed);
+    arrivals.fetch_sub(gridDim.x, ::cuda::std::memory_order_relaxed);
+    ready.fetch_sub(1u, ::cuda::std::memory_order_relaxed);
+    departures.fetch_sub(gridDim.x, ::cuda::std::memory_order_relaxed);
   }
 }
 

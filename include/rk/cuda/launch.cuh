@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <tuple>
 
 namespace rk::detail
 {
@@ -44,12 +45,28 @@ template <auto Kernel>
 std::int64_t max_grid(const reduce_tuning& tuning, int block_threads, const device_facts& device)
 {
   const int per_sm = resident_blocks_per_sm<Kernel>(block_threads, device.ordinal);
-  const int waves  = tuning.waves > 1 ? tuning.waves : 1;
-  return static_cast<std::int64_t>(per_sm) * device.multiprocessors * waves;
+  return static_cast<std::int64_t>(per_sm) * device.multiprocessors * tuning.waves;
 }
 
-inline void check_launch(const char* what)
+/// Launches `kernel<<<grid, block, 0, stream>>>(args...)` and throws rk::cuda_error if this launch
+/// fails. The launch's own status is checked (cudaLaunchKernel returns it), not the thread's
+/// last error, which may hold a failure of the caller's own earlier launch that is not rk's.
+template <class... Params, class... Args>
+void launch_kernel(void (*kernel)(Params...), unsigned grid, unsigned block, cudaStream_t stream, const char* what,
+                   const Args&... args)
 {
-  throw_on_error(cudaGetLastError(), what);
+  static_assert(sizeof...(Params) == sizeof...(Args), "launch_kernel: one argument per kernel parameter");
+  std::tuple<Params...> values(args...);
+  const cudaError_t status = std::apply(
+    [&](auto&... value) {
+      void* pointers[] = {static_cast<void*>(&value)...};
+      return cudaLaunchKernel(reinterpret_cast<const void*>(kernel), dim3(grid), dim3(block), pointers, 0, stream);
+    },
+    values);
+  if (status != cudaSuccess)
+  {
+    cudaGetLastError(); // the failure is this launch's: report it once, as the exception
+    throw cuda_error(status, what);
+  }
 }
 } // namespace rk::detail

@@ -1,8 +1,20 @@
 #pragma once
 /// \file
-/// The compiled part of rk (lib/runtime.cu): cached device facts and the per-device, per-stream
-/// scratch cache. It lives in a library rather than in headers so that a program has exactly one
-/// cache however many translation units (or shared libraries built against rk) call rk::reduce.
+/// The compiled part of rk (lib/runtime.cu): cached device facts, the scratch every GPU call
+/// takes, and the pinned slots the value-returning calls read their results from. It lives in a
+/// library rather than in headers so that a program has exactly one cache however many
+/// translation units (or shared libraries built against rk) call rk::reduce.
+///
+/// Who owns scratch, so that no two grids that may run at the same time ever share it:
+///  - an eager call on an ordinary stream: that stream's cached scratch (one per stream handle),
+///    locked only while the call enqueues its work, so the stream orders its users;
+///  - an eager call on a per-thread handle (0 and cudaStreamPerThread, which name a different
+///    stream in every thread): scratch owned by the calling thread, freed stream-ordered when the
+///    thread exits;
+///  - a call made while its stream is being captured: scratch owned by the graph (an allocation
+///    node, a memset node and a free node captured around the call), so every graph has its own
+///    and replays of different graphs never meet;
+///  - the value-returning result: a pinned slot per call, so no lock spans the wait.
 
 #include <cuda_runtime_api.h>
 
@@ -12,8 +24,8 @@
 
 namespace rk
 {
-/// Frees every scratch buffer rk has cached, on every device. Call it only while no rk call is
-/// in flight (for instance before cudaDeviceReset); the next call allocates again.
+/// Frees every scratch buffer and pinned slot rk has cached, on every device. Call it only while
+/// no rk call is in flight (for instance before cudaDeviceReset); the next call allocates again.
 void release_cached_memory();
 
 namespace detail
@@ -24,15 +36,21 @@ struct device_facts
   int ordinal;
   int multiprocessors;
   int max_threads_per_multiprocessor;
-  int compute_capability; ///< major * 10 + minor
+  int compute_capability;      ///< major * 10 + minor
+  bool pageable_memory_access; ///< the GPU reads pageable host memory (HMM or ATS systems)
   std::string name;
 };
 
 /// The current device's facts (cudaGetDevice, then a cached lookup).
 const device_facts& current_device_facts();
 
-/// The words the GPU backends synchronize through. Each backend leaves its words at zero when
-/// its kernel finishes, so the next call on the stream (or a graph replay) starts clean.
+/// The largest accumulator type (T, the type of init) the GPU policies take, in bytes: the bound
+/// of a pinned result slot, and well inside the block body's shared memory (64 values of T).
+inline constexpr std::size_t max_value_bytes = 256;
+
+/// The words the GPU backends synchronize through. Each kernel returns every word it raised to
+/// zero before it ends (by subtracting what its blocks added), so the next user of the scratch
+/// starts clean.
 struct sync_counters
 {
   unsigned single_pass_arrivals;
@@ -41,25 +59,71 @@ struct sync_counters
   unsigned atomic_departures;
 };
 
-/// One stream's scratch, held exclusively while a call enqueues its work (and, for the
-/// value-returning API, until it has read the result back). Work on one stream runs in order,
-/// so the buffers are free again for the next call as soon as the lock is released.
-struct scratch_lease
+/// Device scratch for one call: held from lease_scratch until close(), which the call makes once
+/// every launch that uses the scratch is enqueued.
+class scratch_lease
 {
-  std::unique_lock<std::mutex> lock;
-  sync_counters* counters; ///< device memory, zero between calls
-  void* result;            ///< device memory, result_bytes
-  void* partials;          ///< device memory, partial_bytes
-  void* pinned_result;     ///< pinned host memory, result_bytes
+public:
+  sync_counters* counters = nullptr; ///< zero when the call's first kernel starts
+  void* result            = nullptr; ///< result_bytes of device memory
+  void* partials          = nullptr; ///< partial_bytes of device memory
+
+  scratch_lease() = default;
+  scratch_lease(std::unique_lock<std::mutex> lock, cudaStream_t stream, void* graph_owned, void* base,
+                std::size_t result_capacity);
+  scratch_lease(scratch_lease&&) noexcept;
+  scratch_lease& operator=(scratch_lease&&) noexcept;
+  ~scratch_lease();
+
+  /// Ends the lease: unlocks a stream's cached scratch, or enqueues the free of graph-owned
+  /// scratch behind the launches. Throws rk::cuda_error if that free cannot be enqueued.
+  void close();
+
+private:
+  std::unique_lock<std::mutex> lock_;
+  cudaStream_t stream_ = nullptr;
+  void* graph_owned_   = nullptr;
 };
 
-/// Leases the scratch of (device, stream), growing it to at least the sizes asked for.
-/// Growing allocates new buffers and keeps the old ones until release_cached_memory(), so a CUDA
-/// graph that captured the old addresses stays valid. After the first call with a given size on
-/// a stream, no call allocates.
+/// Scratch for a call on `stream` of the current device `device`, with at least the sizes asked
+/// for (see the ownership rules at the top of this file). Eager calls allocate only when a
+/// stream's (or thread's) scratch has to grow; captured calls capture their own allocation.
 scratch_lease lease_scratch(int device, cudaStream_t stream, std::size_t result_bytes, std::size_t partial_bytes);
 
-/// Throws rk::host_memory_error if the GPU cannot read `p` (pageable host memory).
-void check_device_accessible(const void* p, const char* what);
+/// Throws rk::error if `stream` is being captured: `what` cannot be captured (it waits for the
+/// stream). Also reports a capture that has been invalidated.
+void check_not_capturing(cudaStream_t stream, const char* what);
+
+/// max_value_bytes of pinned host memory for one value-returning call's result, back to a
+/// process-wide pool when destroyed. Kernels may write it directly (it is mapped for every GPU).
+class pinned_slot
+{
+public:
+  pinned_slot() = default;
+  explicit pinned_slot(void* slot) noexcept
+      : slot_(slot)
+  {}
+  pinned_slot(pinned_slot&& other) noexcept
+      : slot_(other.slot_)
+  {
+    other.slot_ = nullptr;
+  }
+  pinned_slot& operator=(pinned_slot&&) = delete;
+  ~pinned_slot();
+
+  void* get() const noexcept
+  {
+    return slot_;
+  }
+
+private:
+  void* slot_ = nullptr;
+};
+
+pinned_slot acquire_pinned_slot();
+
+/// Throws rk::host_memory_error if the current device `device` cannot read `p`: pageable host
+/// memory on a system whose GPU does not read it, or another GPU's memory without peer access.
+void check_device_accessible(const void* p, const char* what, const device_facts& device);
 } // namespace detail
 } // namespace rk

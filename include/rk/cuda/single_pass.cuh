@@ -23,9 +23,8 @@ struct single_pass_launcher
                      const scratch_lease& scratch, std::int64_t grid_cap)
   {
     const range_plan plan = agent::plan(first, n, grid_cap);
-    kernel<<<plan.blocks, agent::block_threads, 0, stream>>>(first, plan, static_cast<T*>(scratch.partials),
-                                                             scratch.counters, init, out, op);
-    check_launch("rk::single_pass: launching the kernel");
+    launch_kernel(kernel, plan.blocks, agent::block_threads, stream, "rk::single_pass: launching the kernel", first,
+                  plan, static_cast<T*>(scratch.partials), scratch.counters, init, out, op);
   }
 };
 } // namespace rk::detail

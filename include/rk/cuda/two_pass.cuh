@@ -25,10 +25,10 @@ struct two_pass_launcher
   {
     const range_plan plan = agent::plan(first, n, grid_cap);
     T* partials           = static_cast<T*>(scratch.partials);
-    first_kernel<<<plan.blocks, agent::block_threads, 0, stream>>>(first, plan, partials, op);
-    check_launch("rk::two_pass: launching the partials kernel");
-    second_kernel<<<1, agent::block_threads, 0, stream>>>(partials, plan.blocks, init, out, op);
-    check_launch("rk::two_pass: launching the final kernel");
+    launch_kernel(first_kernel, plan.blocks, agent::block_threads, stream, "rk::two_pass: launching the partials kernel",
+                  first, plan, partials, op);
+    launch_kernel(second_kernel, 1, agent::block_threads, stream, "rk::two_pass: launching the final kernel",
+                  partials, plan.blocks, init, out, op);
   }
 };
 } // namespace rk::detail
