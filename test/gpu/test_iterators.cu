@@ -1,11 +1,15 @@
 // Every kind of input on every backend: device_vector iterators, raw and misaligned device
 // pointers, device_ptr, and Thrust's counting, constant, transform, zip and permutation iterators.
 
+// thrust::constant_iterator is deprecated in newer CCCL (cuda::constant_iterator, which 3.0 lacks).
+#define CCCL_IGNORE_DEPRECATED_API
+
 #include "gpu_harness.cuh"
 
 #include <thrust/iterator/constant_iterator.h>
 #include <thrust/iterator/permutation_iterator.h>
 #include <thrust/iterator/zip_iterator.h>
+#include <thrust/tuple.h>
 
 #include <numeric>
 

@@ -2,6 +2,8 @@
 #   MODE=install       install rk from RK_BINARY_DIR into a prefix, then build examples/ with
 #                      find_package(rk CONFIG REQUIRED) and run the host example.
 #   MODE=subdirectory  build test/package/subdirectory, which add_subdirectory()s rk's source.
+# Both consumers must compile against the CCCL that rk's build (RK_BINARY_DIR) found, which may be
+# newer than the toolkit's (README, "Building against a newer CCCL").
 cmake_minimum_required(VERSION 3.25)
 
 function(run)
@@ -13,7 +15,15 @@ function(run)
   set(last_output "${out}" PARENT_SCOPE)
 endfunction()
 
+# The directory of the CCCL package config that the build in DIR found, symlinks resolved.
+function(cccl_dir_of dir out)
+  load_cache("${dir}" READ_WITH_PREFIX found_ CCCL_DIR)
+  file(REAL_PATH "${found_CCCL_DIR}" real)
+  set(${out} "${real}" PARENT_SCOPE)
+endfunction()
+
 file(REMOVE_RECURSE "${WORK_DIR}")
+cccl_dir_of("${RK_BINARY_DIR}" rk_cccl)
 if(MODE STREQUAL "install")
   set(prefix "${WORK_DIR}/prefix")
   run(${CMAKE_COMMAND} --install "${RK_BINARY_DIR}" --prefix "${prefix}")
@@ -23,6 +33,10 @@ if(MODE STREQUAL "install")
     endif()
   endforeach()
   run(${CMAKE_COMMAND} -S "${RK_SOURCE_DIR}/examples" -B "${WORK_DIR}/build" "-DCMAKE_PREFIX_PATH=${prefix}")
+  cccl_dir_of("${WORK_DIR}/build" consumer_cccl)
+  if(NOT consumer_cccl STREQUAL rk_cccl)
+    message(FATAL_ERROR "find_package(rk) found CCCL in ${consumer_cccl}; rk was built with ${rk_cccl}")
+  endif()
   run(${CMAKE_COMMAND} --build "${WORK_DIR}/build" -j 2)
   run("${WORK_DIR}/build/rk_example_host")
   if(NOT last_output MATCHES "sum of 1..1000000 = 500000500000")
@@ -31,7 +45,7 @@ if(MODE STREQUAL "install")
   run("${WORK_DIR}/build/rk_example_device")
 elseif(MODE STREQUAL "subdirectory")
   run(${CMAKE_COMMAND} -S "${RK_SOURCE_DIR}/test/package/subdirectory" -B "${WORK_DIR}/build"
-      "-DRK_SOURCE_DIR=${RK_SOURCE_DIR}")
+      "-DRK_SOURCE_DIR=${RK_SOURCE_DIR}" "-DCCCL_DIR=${rk_cccl}")
   run(${CMAKE_COMMAND} --build "${WORK_DIR}/build" -j 2)
   run("${WORK_DIR}/build/consumer")
   if(NOT last_output MATCHES "rk via add_subdirectory: 55")

@@ -14,6 +14,7 @@
 #include <rk/detail/reduce_api.hpp>
 
 #include <thrust/device_ptr.h>
+#include <thrust/iterator/detail/normal_iterator.h>
 #include <thrust/iterator/iterator_traits.h>
 #include <thrust/type_traits/is_contiguous_iterator.h>
 
