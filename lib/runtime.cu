@@ -54,16 +54,14 @@ private:
   cudaStreamCaptureMode previous_ = cudaStreamCaptureModeRelaxed;
 };
 
-/// True while the CUDA context is usable; after a kernel fault (or while the runtime unloads at
-/// exit) its memory is gone with it and freeing would only report errors.
-bool context_alive()
+/// Frees quietly: after a kernel fault the context is gone with its memory, and at exit the
+/// runtime may be unloading; either way there is nothing left to free and nobody to tell.
+void ignore_error(cudaError_t code) noexcept
 {
-  if (cudaFree(nullptr) != cudaSuccess)
+  if (code != cudaSuccess)
   {
     cudaGetLastError();
-    return false;
   }
-  return true;
 }
 
 void throw_allocation_error(cudaError_t code, std::size_t bytes, const char* what)
@@ -72,48 +70,44 @@ void throw_allocation_error(cudaError_t code, std::size_t bytes, const char* wha
   throw cuda_error(code, "rk: allocating " + std::to_string(bytes) + " bytes of " + what);
 }
 
-/// One stream's (or one thread's per-thread stream's) cached scratch.
+/// One stream's (or one thread's per-thread stream's) cached scratch. Plain cudaMalloc, not the
+/// stream-ordered allocator: a thread that exits while a stream-ordered allocation or free is
+/// pending on its per-thread stream hangs in CUDA's own thread teardown (seen on an H100 with
+/// CUDA 13.0, no rk code involved).
 struct stream_scratch
 {
   std::mutex mutex;
   int device                   = 0;
   cudaStream_t stream          = nullptr;
-  void* buffer                 = nullptr; // stream-ordered allocation on `stream`
+  void* buffer                 = nullptr;
   std::size_t result_capacity  = 0;
   std::size_t partial_capacity = 0;
+  std::vector<void*> retired; // outgrown buffers kernels on `stream` may still use
 
-  /// Stream-ordered: the buffer goes back once the work already enqueued on `stream` is done.
-  void free_on_stream() noexcept
+  /// Waits for the stream, then frees: for a thread's scratch when the thread exits.
+  void drain_and_free() noexcept
   {
-    if (buffer != nullptr && context_alive())
-    {
-      int current = 0;
-      cudaGetDevice(&current);
-      cudaSetDevice(device);
-      if (cudaFreeAsync(buffer, stream) != cudaSuccess)
-      {
-        cudaGetLastError();
-      }
-      cudaSetDevice(current);
-    }
-    forget();
+    int current = 0;
+    ignore_error(cudaGetDevice(&current));
+    ignore_error(cudaSetDevice(device)); // a per-thread handle names this device's stream only while it is current
+    ignore_error(cudaStreamSynchronize(stream));
+    free_now();
+    ignore_error(cudaSetDevice(current));
   }
 
-  /// Synchronous: for release_cached_memory, which runs while no rk call is in flight.
+  /// Synchronous (cudaFree waits for the device): for release_cached_memory, which runs while no
+  /// rk call is in flight, and after drain_and_free's wait.
   void free_now() noexcept
   {
-    if (buffer != nullptr && context_alive())
+    retired.push_back(buffer);
+    for (void* old : retired)
     {
-      if (cudaFree(buffer) != cudaSuccess)
+      if (old != nullptr)
       {
-        cudaGetLastError();
+        ignore_error(cudaFree(old));
       }
     }
-    forget();
-  }
-
-  void forget() noexcept
-  {
+    retired.clear();
     buffer          = nullptr;
     result_capacity = partial_capacity = 0;
   }
@@ -164,19 +158,27 @@ thread_local last_entry last_used;
 
 thread_scratch_owner::~thread_scratch_owner()
 {
-  auto& cache = the_cache();
-  std::lock_guard<std::mutex> guard(cache.mutex);
-  for (auto it = cache.entries.begin(); it != cache.entries.end();)
+  std::vector<std::unique_ptr<stream_scratch>> mine;
   {
-    if (std::get<2>(it->first) == this)
+    auto& cache = the_cache();
+    std::lock_guard<std::mutex> guard(cache.mutex);
+    for (auto it = cache.entries.begin(); it != cache.entries.end();)
     {
-      it->second->free_on_stream();
-      it = cache.entries.erase(it);
+      if (std::get<2>(it->first) == this)
+      {
+        mine.push_back(std::move(it->second));
+        it = cache.entries.erase(it);
+      }
+      else
+      {
+        ++it;
+      }
     }
-    else
-    {
-      ++it;
-    }
+  }
+  // Outside the cache's lock: the wait for this thread's streams holds up no other thread.
+  for (auto& entry : mine)
+  {
+    entry->drain_and_free();
   }
   last_used = last_entry{};
 }
@@ -201,19 +203,20 @@ stream_scratch& cached_scratch(int device, cudaStream_t stream)
   return *slot;
 }
 
-/// Allocates `bytes` on `stream` and zeroes its counters, in stream order.
-void* allocate_scratch(std::size_t bytes, cudaStream_t stream)
+/// Allocates `bytes` and zeroes its counters in stream order: in a capture, stream-ordered
+/// allocation (the graph's own nodes); otherwise plain device memory.
+void* allocate_scratch(std::size_t bytes, cudaStream_t stream, bool captured)
 {
-  void* buffer = nullptr;
-  if (const cudaError_t code = cudaMallocAsync(&buffer, bytes, stream); code != cudaSuccess)
+  void* buffer            = nullptr;
+  const cudaError_t code  = captured ? cudaMallocAsync(&buffer, bytes, stream) : cudaMalloc(&buffer, bytes);
+  if (code != cudaSuccess)
   {
     throw_allocation_error(code, bytes, "device scratch");
   }
-  if (const cudaError_t code = cudaMemsetAsync(buffer, 0, counters_bytes, stream); code != cudaSuccess)
+  if (const cudaError_t zeroed = cudaMemsetAsync(buffer, 0, counters_bytes, stream); zeroed != cudaSuccess)
   {
-    cudaFreeAsync(buffer, stream);
-    cudaGetLastError();
-    throw cuda_error(code, "rk: zeroing scratch counters");
+    ignore_error(captured ? cudaFreeAsync(buffer, stream) : cudaFree(buffer));
+    throw cuda_error(zeroed, "rk: zeroing scratch counters");
   }
   return buffer;
 }
@@ -333,7 +336,7 @@ scratch_lease lease_scratch(int device, cudaStream_t stream, std::size_t result_
   {
     // Captured: allocation, counter reset and free become nodes of the graph, which then owns its
     // scratch; the stream's cached scratch is never embedded in a graph.
-    void* owned = allocate_scratch(counters_bytes + result_need + partial_need, stream);
+    void* owned = allocate_scratch(counters_bytes + result_need + partial_need, stream, true);
     return scratch_lease(std::unique_lock<std::mutex>{}, stream, owned, owned, result_need);
   }
 
@@ -344,12 +347,10 @@ scratch_lease lease_scratch(int device, cudaStream_t stream, std::size_t result_
     const std::size_t result_capacity  = std::max(result_need, entry.result_capacity);
     const std::size_t partial_capacity = std::max({partial_need, min_partial_bytes, 2 * entry.partial_capacity});
     relaxed_capture_mode relaxed;
-    void* fresh = allocate_scratch(counters_bytes + result_capacity + partial_capacity, stream);
-    if (entry.buffer != nullptr)
-    {
-      // Only kernels on this stream ever used the old buffer: free it behind them.
-      cudaFreeAsync(entry.buffer, stream);
-    }
+    void* fresh = allocate_scratch(counters_bytes + result_capacity + partial_capacity, stream, false);
+    // Kernels on the stream may still use the old buffer: keep it until the stream's scratch is
+    // freed. Capacities grow geometrically, so what is kept stays below what is in use.
+    entry.retired.push_back(entry.buffer);
     entry.buffer           = fresh;
     entry.result_capacity  = result_capacity;
     entry.partial_capacity = partial_capacity;
@@ -385,12 +386,9 @@ struct pinned_pool
 
   void release() noexcept
   {
-    if (context_alive())
+    for (void* block : blocks)
     {
-      for (void* block : blocks)
-      {
-        cudaFreeHost(block);
-      }
+      ignore_error(cudaFreeHost(block));
     }
     blocks.clear();
     free_slots.clear();

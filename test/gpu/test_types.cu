@@ -45,7 +45,7 @@ struct to_value_index
   {
     // Many ties, the smallest value first seen far from the start.
     const auto hashed = static_cast<std::uint32_t>(i * 2654435761u) >> 20;
-    return value_index(static_cast<float>(hashed % 1000) + (i == 777'777 ? -1.0f : 0.0f), static_cast<std::int32_t>(i));
+    return value_index(i == 777'777 ? -1.0f : static_cast<float>(hashed % 1000), static_cast<std::int32_t>(i));
   }
 };
 
@@ -234,8 +234,9 @@ RK_GPU_TEST_CASE("registered host memory is read by every GPU policy")
   CHECK(cudaHostUnregister(host.data()) == cudaSuccess);
 }
 
-RK_GPU_TEST_CASE("another GPU's memory without peer access is refused with rk::error, and read with it"
-                 * doctest::skip(rk_test::gpu_count() < 2))
+// Needs two GPUs: skipped (and reported so) on machines with fewer.
+TEST_CASE("another GPU's memory without peer access is refused with rk::error, and read with it"
+          * doctest::skip(rk_test::gpu_count() < 2))
 {
   std::int32_t* elsewhere = nullptr;
   REQUIRE(cudaSetDevice(1) == cudaSuccess);
@@ -272,7 +273,7 @@ RK_GPU_TEST_CASE("more than 2^31 items through a raw device pointer, 16-byte vec
   items[n - 1] = 7;
   const std::int8_t* raw = thrust::raw_pointer_cast(items.data());
   CHECK(rk::reduce(rk::device, raw, raw + n, std::int64_t{0}) == n - 2 + 12);
-  CHECK(rk::reduce(rk::two_pass, raw + 1, raw + n, std::int64_t{0}) == n - 3 + 7);
+  CHECK(rk::reduce(rk::two_pass, raw + 1, raw + n, std::int64_t{0}) == n - 2 + 7);
   thrust::device_vector<std::int64_t> out(1);
   rk::reduce_into(rk::atomic, raw, raw + n - 1, out.data(), std::int64_t{0});
   CHECK(out[0] == n - 2 + 5);
