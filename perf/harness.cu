@@ -2,8 +2,9 @@
 
 #include "harness.cuh"
 
+#include <cub/version.cuh>
+
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -100,6 +101,16 @@ stream_owner::~stream_owner()
 device_info query_device()
 {
   device_info info{};
+  // Say plainly when there is nothing to measure on: a machine without a GPU (or without a
+  // driver) otherwise fails with CUDA's less telling "driver version is insufficient".
+  int devices               = 0;
+  const cudaError_t counted = cudaGetDeviceCount(&devices);
+  if (counted != cudaSuccess || devices == 0)
+  {
+    throw std::runtime_error(std::string("no usable CUDA GPU on this machine (cudaGetDeviceCount: ")
+                             + (counted != cudaSuccess ? cudaGetErrorString(counted) : "0 devices")
+                             + "): the perf suite needs an NVIDIA GPU and its driver");
+  }
   check(cudaGetDevice(&info.ordinal), "cudaGetDevice");
   cudaDeviceProp properties{};
   check(cudaGetDeviceProperties(&properties, info.ordinal), "cudaGetDeviceProperties");
@@ -248,147 +259,6 @@ void read_probe::launch_empty(cudaStream_t stream) const
 
 // ---------------------------------------------------------------------------------------------
 
-namespace
-{
-constexpr int min_calls_per_trial = 10;
-constexpr int max_calls_per_trial = 2000;
-/// A trial should last at least 2 ms (event resolution and launch jitter become noise); aim
-/// higher because the calls per trial come from a short estimate.
-constexpr double target_trial_us = 3000;
-/// Warm-up before the trials, at least: on an H200 the first ~25 ms of calls on a freshly
-/// written 1 GiB input ran 14% slower than the rest (clocks and first touches settling).
-constexpr double min_warmup_us = 30000;
-constexpr int host_warmup_calls  = 2;
-
-class event_pair
-{
-public:
-  event_pair()
-  {
-    check(cudaEventCreate(&start_), "cudaEventCreate");
-    const cudaError_t status = cudaEventCreate(&stop_);
-    if (status != cudaSuccess)
-    {
-      static_cast<void>(cudaEventDestroy(start_));
-      check(status, "cudaEventCreate");
-    }
-  }
-  event_pair(const event_pair&)            = delete;
-  event_pair& operator=(const event_pair&) = delete;
-  ~event_pair()
-  {
-    static_cast<void>(cudaEventDestroy(start_));
-    static_cast<void>(cudaEventDestroy(stop_));
-  }
-
-  /// Microseconds the GPU spent between the start of the first of `calls` calls and the end of
-  /// the last one, all enqueued back to back.
-  double time_calls(cudaStream_t stream, int calls, const std::function<void()>& call)
-  {
-    check(cudaEventRecord(start_, stream), "cudaEventRecord");
-    for (int i = 0; i < calls; ++i)
-    {
-      call();
-    }
-    check(cudaEventRecord(stop_, stream), "cudaEventRecord");
-    check(cudaEventSynchronize(stop_), "cudaEventSynchronize (the timed calls failed)");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
-    return static_cast<double>(ms) * 1e3;
-  }
-
-private:
-  cudaEvent_t start_ = nullptr;
-  cudaEvent_t stop_  = nullptr;
-};
-} // namespace
-
-timing_plan make_timing_plan(bool quick, int trials)
-{
-  if (quick)
-  {
-    return timing_plan{trials, 5e3, 5, 50};
-  }
-  return timing_plan{trials, 20e3, 10, 200};
-}
-
-double median(std::vector<double> values)
-{
-  if (values.empty())
-  {
-    return std::nan("");
-  }
-  const std::size_t middle = values.size() / 2;
-  std::nth_element(values.begin(), values.begin() + middle, values.end());
-  if (values.size() % 2 == 1)
-  {
-    return values[middle];
-  }
-  const double upper = values[middle];
-  const double lower = *std::max_element(values.begin(), values.begin() + middle);
-  return (lower + upper) / 2;
-}
-
-timing time_device(cudaStream_t stream, const timing_plan& plan, const std::function<void()>& call)
-{
-  event_pair events;
-  // Warm-up: discarded trials, growing until one lasts a good part of the target (a few calls on
-  // an idle queue run faster than a long back-to-back series, so short trials misjudge the time
-  // per call) and until they have run for min_warmup_us in all. The last one sizes the trials.
-  int calls         = min_calls_per_trial;
-  double elapsed_us = 0;
-  double warmed_us  = 0;
-  for (;;)
-  {
-    elapsed_us = events.time_calls(stream, calls, call);
-    warmed_us += elapsed_us;
-    const bool long_enough = elapsed_us >= target_trial_us / 4 || calls == max_calls_per_trial;
-    if (long_enough && warmed_us >= min_warmup_us)
-    {
-      break;
-    }
-    if (!long_enough)
-    {
-      calls = std::min(calls * 4, max_calls_per_trial);
-    }
-  }
-  const double wanted = std::ceil(target_trial_us * calls / std::max(elapsed_us, 1e-3));
-
-  timing result;
-  result.calls_per_sample =
-    static_cast<int>(std::clamp(wanted, double{min_calls_per_trial}, double{max_calls_per_trial}));
-  for (int trial = 0; trial < plan.trials; ++trial)
-  {
-    result.samples_us.push_back(events.time_calls(stream, result.calls_per_sample, call) / result.calls_per_sample);
-  }
-  result.median_us = median(result.samples_us);
-  return result;
-}
-
-timing time_host(const timing_plan& plan, const std::function<void()>& call)
-{
-  using clock = std::chrono::steady_clock;
-  for (int i = 0; i < host_warmup_calls; ++i)
-  {
-    call();
-  }
-  timing result;
-  double total_us = 0;
-  while (static_cast<int>(result.samples_us.size()) < plan.host_max_reps
-         && (total_us < plan.host_total_us || static_cast<int>(result.samples_us.size()) < plan.host_min_reps))
-  {
-    const auto start = clock::now();
-    call();
-    const double us = std::chrono::duration<double, std::micro>(clock::now() - start).count();
-    result.samples_us.push_back(us);
-    total_us += us;
-  }
-  result.median_us = median(result.samples_us);
-  return result;
-}
-
-// ---------------------------------------------------------------------------------------------
-
 std::string power_of_two(int log2)
 {
   return "2^" + std::to_string(log2);
@@ -522,12 +392,14 @@ std::string to_json(const measurement& m)
       << ", \"host_us\": " << json_number(m.host ? m.host->median_us : std::nan(""));
   if (m.device)
   {
-    out << ", \"calls_per_trial\": " << m.device->calls_per_sample
+    out << ", \"spread_pct\": " << json_number(spread_percent(m.device->samples_us))
+        << ", \"trial_group\": " << m.device->group << ", \"calls_per_trial\": " << m.device->calls_per_sample
         << ", \"trials_us\": " << json_numbers(m.device->samples_us);
   }
   if (m.host)
   {
-    out << ", \"host_reps\": " << m.host->samples_us.size();
+    out << ", \"host_spread_pct\": " << json_number(spread_percent(m.host->samples_us))
+        << ", \"host_group\": " << m.host->group << ", \"host_reps_us\": " << json_numbers(m.host->samples_us);
   }
   out << "}";
   return out.str();
@@ -546,15 +418,6 @@ const measurement* find(const std::vector<measurement>& results, const std::stri
   return nullptr;
 }
 
-std::string relative_speed(const measurement& m, const measurement* reference, double scale, int decimals)
-{
-  if (!m.device || reference == nullptr || !reference->device)
-  {
-    return "";
-  }
-  return fixed(scale * reference->device->median_us / m.device->median_us, decimals);
-}
-
 std::string case_name(const std::string& type, int log2n, const std::string& impl)
 {
   return type + " " + power_of_two(log2n) + " " + impl;
@@ -567,4 +430,56 @@ run_context::run_context(const timing_plan& timing)
     , plan(timing)
     , result_(max_result_bytes)
 {}
+
+run_facts collect_run_facts(run_context& ctx)
+{
+  const cudaStream_t stream = ctx.stream.get();
+  const std::vector<timing> floor =
+    time_interleaved(stream, ctx.plan, {contender{"empty kernel", [&] { ctx.probe.launch_empty(stream); }}});
+  return run_facts{commit_id(), utc_timestamp(), floor.front().median_us};
+}
+
+void print_run_facts(std::ostream& os, const run_context& ctx, const run_facts& facts)
+{
+  const device_info& d = ctx.device;
+  os << "- device: " << d.name << " (sm_" << d.compute_capability << "), " << d.multiprocessors << " SMs, L2 "
+     << human_bytes(double(d.l2_bytes)) << ", " << human_bytes(double(d.global_memory_bytes)) << "\n"
+     << "- CUDA driver " << cuda_version_string(d.driver_version) << ", runtime "
+     << cuda_version_string(d.runtime_version) << "; CUB " << CUB_VERSION / 100000 << "." << CUB_VERSION / 100 % 1000
+     << "." << CUB_VERSION % 100 << "\n"
+     << "- date " << facts.date << ", commit " << facts.commit << ", build " << build_type() << "\n"
+     << "- empty kernel, back to back: " << fixed(facts.launch_floor_us, 2) << " us/call (launch floor)\n";
+}
+
+std::string json_run_facts(const run_context& ctx, const run_facts& facts)
+{
+  const device_info& d = ctx.device;
+  std::ostringstream out;
+  out << "  \"device\": " << json_string(d.name) << ",\n"
+      << "  \"compute_capability\": " << d.compute_capability << ",\n"
+      << "  \"multiprocessors\": " << d.multiprocessors << ",\n"
+      << "  \"l2_bytes\": " << d.l2_bytes << ",\n"
+      << "  \"cuda_driver\": " << json_string(cuda_version_string(d.driver_version)) << ",\n"
+      << "  \"cuda_runtime\": " << json_string(cuda_version_string(d.runtime_version)) << ",\n"
+      << "  \"cub_version\": " << CUB_VERSION << ",\n"
+      << "  \"commit\": " << json_string(facts.commit) << ",\n"
+      << "  \"date\": " << json_string(facts.date) << ",\n"
+      << "  \"build_type\": " << json_string(build_type()) << ",\n"
+      << "  \"launch_floor_us\": " << json_number(facts.launch_floor_us) << ",\n"
+      << "  \"initial_trials\": " << ctx.plan.initial_trials << ",\n"
+      << "  \"max_trials\": " << ctx.plan.max_trials << ",\n"
+      << "  \"wide_spread_pct\": " << json_number(ctx.plan.wide_spread_percent) << ",\n"
+      << "  \"mismatches\": " << ctx.checks.mismatches() << ",\n";
+  return out.str();
+}
+
+std::string json_results(const std::vector<measurement>& results)
+{
+  std::string out = "  \"results\": [";
+  for (std::size_t i = 0; i < results.size(); ++i)
+  {
+    out += (i == 0 ? "\n    " : ",\n    ") + to_json(results[i]);
+  }
+  return out + "\n  ]";
+}
 } // namespace rk_perf

@@ -1,10 +1,14 @@
 #pragma once
-// What rk_perf's two modes (the suite in rk_perf.cu, the tuning sweep in sweep.cu) share: CUDA
-// checks and owners, the device facts a report starts with, the input pool and its rotation, the
-// CUB baseline, the read-bandwidth probe, the timers and the Markdown/JSON output. rk_perf.cu's
-// header describes the method.
+// What rk_perf (the suite in rk_perf.cu, the tuning sweep in sweep.cu) and its CUB peer
+// (cub_peer.cu) share: CUDA owners, the device facts a report starts with, the input pool and its
+// rotation, CUB's two-phase sum, the read-bandwidth probe, measurements and the Markdown/JSON
+// output. rk_perf.cu's header describes the method.
+//
+// No rk header here: the peer compiles this file against another CCCL than rk_perf does, and one
+// binary never mixes two CCCL versions. What needs rk lives in rk_cases.cuh.
 
-#include <rk/reduce.cuh>
+#include "cuda_check.cuh"
+#include "trials.cuh"
 
 #include <cub/device/device_reduce.cuh>
 #include <thrust/execution_policy.h>
@@ -29,11 +33,7 @@
 namespace rk_perf
 {
 // ---------------------------------------------------------------------------------------------
-// CUDA checks and owners
-
-/// Throws std::runtime_error naming `what` and carrying CUDA's error string unless `code` is
-/// cudaSuccess.
-void check(cudaError_t code, const char* what);
+// CUDA owners
 
 /// Owns one cudaMalloc allocation.
 class device_buffer
@@ -409,34 +409,6 @@ private:
 };
 
 // ---------------------------------------------------------------------------------------------
-// Timing
-
-struct timing
-{
-  double median_us = 0;
-  std::vector<double> samples_us; ///< device: per-call time of each trial; host: each call
-  int calls_per_sample = 1;
-};
-
-struct timing_plan
-{
-  int trials;           ///< device trials whose median is reported
-  double host_total_us; ///< host repetitions stop after this much time...
-  int host_min_reps;    ///< ...once at least this many ran...
-  int host_max_reps;    ///< ...or at this many
-};
-
-timing_plan make_timing_plan(bool quick, int trials);
-
-/// Device time per call of `call`, which must only enqueue stream-ordered work on `stream`.
-timing time_device(cudaStream_t stream, const timing_plan& plan, const std::function<void()>& call);
-
-/// Host round trip of `call`, which must return only once its result is on the host.
-timing time_host(const timing_plan& plan, const std::function<void()>& call);
-
-double median(std::vector<double> values);
-
-// ---------------------------------------------------------------------------------------------
 // Output
 
 /// Decimal GB/s of `bytes` read in `us` microseconds.
@@ -476,6 +448,7 @@ std::string json_numbers(const std::vector<double>& values);
 
 /// A JSON number, or null for NaN/infinity.
 std::string json_number(double value);
+
 // ---------------------------------------------------------------------------------------------
 // Results
 
@@ -499,11 +472,6 @@ struct measurement
 };
 
 std::string to_json(const measurement& m);
-
-/// `scale` x the reference's device time / m's, as text; "" if either has no device time. Both
-/// read the same bytes, so this is m's speedup over the reference (scale 1), or its share of the
-/// reference's bandwidth (scale 100: percent).
-std::string relative_speed(const measurement& m, const measurement* reference, double scale, int decimals);
 
 /// The measurement of `impl` at (type, log2n), or null.
 const measurement* find(const std::vector<measurement>& results, const std::string& type, int log2n,
@@ -562,27 +530,27 @@ private:
   device_buffer result_;
 };
 
-/// rk::reduce_into with `policy` over slice 0, result copied back: what the checks compare.
-template <class Policy, class T, class Op>
-T rk_result(run_context& ctx, const Policy& policy, const input_slices<T>& in, const T& init, Op op)
+/// What a report says about the run besides its figures.
+struct run_facts
 {
-  rk::reduce_into(policy.on(ctx.stream.get()), in.first(), in.first() + in.size(), ctx.result<T>(), init, op);
-  return copy_to_host(ctx.result<T>(), ctx.stream.get());
-}
+  std::string commit;
+  std::string date;
+  double launch_floor_us;
+};
 
-/// Device time of rk::reduce_into with `policy`, each call on the next slice.
-template <class Policy, class T, class Op>
-timing time_rk(run_context& ctx, const Policy& policy, input_slices<T>& in, const T& init, Op op)
-{
-  const auto on_stream = policy.on(ctx.stream.get());
-  T* out               = ctx.result<T>();
-  return time_device(ctx.stream.get(), ctx.plan, [&] {
-    const T* first = in.next();
-    rk::reduce_into(on_stream, first, first + in.size(), out, init, op);
-  });
-}
+/// Times the empty kernel (the launch floor) and collects the commit and the date.
+run_facts collect_run_facts(run_context& ctx);
 
-/// CUB's sum of slice 0: the reference the rk results are checked against.
+/// The report's opening lines: device, CUDA versions, date, commit, build, launch floor.
+void print_run_facts(std::ostream& os, const run_context& ctx, const run_facts& facts);
+
+/// The same facts as JSON members ("  \"device\": ...,\n" lines), for a report's top object.
+std::string json_run_facts(const run_context& ctx, const run_facts& facts);
+
+/// `results` as the members "results" of a JSON object.
+std::string json_results(const std::vector<measurement>& results);
+
+/// CUB's two-phase sum of slice 0 (the reference results are checked against).
 template <class T>
 T cub_result(run_context& ctx, cub_storage& cub, const input_slices<T>& in)
 {
@@ -590,21 +558,20 @@ T cub_result(run_context& ctx, cub_storage& cub, const input_slices<T>& in)
   return copy_to_host(ctx.result<T>(), ctx.stream.get());
 }
 
+/// CUB's two-phase sum, each call on the next slice.
 template <class T>
-timing time_cub(run_context& ctx, cub_storage& cub, input_slices<T>& in)
+contender cub_contender(run_context& ctx, cub_storage& cub, input_slices<T>& in, std::string name)
 {
-  T* out = ctx.result<T>();
-  return time_device(ctx.stream.get(), ctx.plan, [&] {
-    cub.sum(in.next(), out, static_cast<std::int64_t>(in.size()), ctx.stream.get());
-  });
+  return {std::move(name), [&ctx, &cub, &in] {
+            cub.sum(in.next(), ctx.result<T>(), static_cast<std::int64_t>(in.size()), ctx.stream.get());
+          }};
 }
 
+/// The read probe, each call on the next slice.
 template <class T>
-timing time_probe(run_context& ctx, input_slices<T>& in)
+contender probe_contender(run_context& ctx, input_slices<T>& in, std::string name = "probe")
 {
-  return time_device(ctx.stream.get(), ctx.plan, [&] {
-    ctx.probe.launch(in.next(), in.size() * sizeof(T), ctx.stream.get());
-  });
+  return {std::move(name), [&ctx, &in] { ctx.probe.launch(in.next(), in.size() * sizeof(T), ctx.stream.get()); }};
 }
 
 /// A measurement of `impl` for `n` = 2^log2n elements of T, with nothing timed yet.
@@ -615,20 +582,24 @@ measurement make_measurement(const std::string& type, int log2n, const std::stri
                      {}, std::nullopt, std::nullopt};
 }
 
+/// Times `contenders` in interleaved trials (time_interleaved) and returns one measurement per
+/// contender, in order, named after it, for the table of `type` (whose elements are T).
+template <class T>
+std::vector<measurement> measure_interleaved(run_context& ctx, const std::string& type, int log2n,
+                                             const std::vector<contender>& contenders)
+{
+  std::vector<timing> timings = time_interleaved(ctx.stream.get(), ctx.plan, contenders);
+  std::vector<measurement> rows;
+  for (std::size_t c = 0; c < contenders.size(); ++c)
+  {
+    rows.push_back(make_measurement<T>(type, log2n, contenders[c].name));
+    rows.back().device = std::move(timings[c]);
+  }
+  return rows;
+}
+
 /// "int32 2^20 rk::two_pass": how progress and mismatch lines name a case.
 std::string case_name(const std::string& type, int log2n, const std::string& impl);
-
-/// Checks rk::reduce_into with `policy` against `want` (from `reference`), then times it.
-template <class Policy, class T, class Op>
-measurement measure_rk(run_context& ctx, const std::string& type, int log2n, const std::string& impl,
-                       const Policy& policy, input_slices<T>& in, const T& init, Op op, const T& want,
-                       const char* reference)
-{
-  measurement m = make_measurement<T>(type, log2n, impl);
-  ctx.checks.compare(case_name(type, log2n, impl), rk_result(ctx, policy, in, init, op), want, reference);
-  m.device = time_rk(ctx, policy, in, init, op);
-  return m;
-}
 
 /// Random inputs of 2^log2n elements of T from `ctx.inputs`, announced on stderr; or nothing,
 /// with a note on stderr, if the device cannot hold them.

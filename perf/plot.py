@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Draws rk_perf's JSON as a PNG: GB/s against the element count (log2 axis), one subplot per
-element type, one line per implementation, the read-bandwidth probe dashed.
+element type, one line per implementation (the CUB peer's rows included), the read-bandwidth
+probe dashed.
 
     python3 perf/plot.py rk_perf.json -o rk_perf.png
 
@@ -38,6 +39,8 @@ def plot(data, output):
             sizes, gbps = zip(*points)
             if impl == "probe":
                 ax.plot(sizes, gbps, label=impl, color="black", linestyle="--", linewidth=1.5)
+            elif impl.endswith(" probe"):  # the CUB peer's probe, timed in its own process
+                ax.plot(sizes, gbps, label=impl, color="grey", linestyle=":", linewidth=1.5)
             else:
                 ax.plot(sizes, gbps, label=impl, marker="o", markersize=3)
         ax.set_xscale("log", base=2)

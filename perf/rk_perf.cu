@@ -1,36 +1,62 @@
 // rk_perf: rk's performance suite. One run on one GPU measures, for int32, int64, float and double
 // sums over 2^k elements, rk::device, rk::single_pass, rk::two_pass and rk::atomic against
 // cub::DeviceReduce::Sum, thrust::reduce and a read-bandwidth probe (the practical speed of
-// light), plus a non-commutative operator on the deterministic backends. It prints Markdown
-// tables (for perf/RESULTS.md), checks the figures against rk's targets, and writes every figure
-// to a JSON file (perf/plot.py draws it).
+// light), plus a non-commutative operator on the deterministic backends; and, when the CUB peer
+// (cub_peer.cu) is built, the newest CUB's modes in the same tables. It prints Markdown tables
+// (for perf/RESULTS.md), checks the figures against rk's targets, and writes every figure to a
+// JSON file (perf/plot.py draws it).
 //
 // Method.
-//  - Device time per call: CUDA events around R back-to-back calls of the stream-ordered API
-//    (rk::reduce_into, CUB with temporary storage allocated once, the probe kernel) on one
-//    non-blocking stream, nothing synchronizing in between; per call = elapsed / R, with R chosen
-//    so a trial lasts about 3 ms (10 to 2000 calls). At least 30 ms of discarded warm-up trials
-//    come first, the last of which sizes R; the figure is the median of the trials (7, or 3 with
-//    --quick). For small inputs this is the rate calls can be issued back to back, launch
-//    overhead included.
+//  - Interleaved trials. A case (type, size) times all its implementations together: each trial
+//    times every implementation once, the order rotated from one trial to the next (A B C, then
+//    B C A, then C A B, ...), so a slow spell of the machine falls on all of them alike instead of
+//    on whichever ran during it (issue 7: timed one after the other, rk::device int32 2^16 read
+//    25.17 us in one run and 4.89 us in the next).
+//  - Device time per call, within a trial: CUDA events around R back-to-back calls of the
+//    stream-ordered API (rk::reduce_into, CUB with temporary storage allocated once, the probe
+//    kernel) on one non-blocking stream, nothing synchronizing in between; per call = elapsed /
+//    R, with R chosen per implementation so its part of a trial lasts about 3 ms (10 to 2000
+//    calls). Before the trials, each implementation's sizing runs and then discarded interleaved
+//    rounds make at least 30 ms of warm-up per case. For small inputs this is the rate calls can be
+//    issued back to back, launch overhead included.
+//  - Adaptive trials: every case gets 7 trials (3 with --quick); while the spread of any of its
+//    implementations exceeds 5 %, one more trial is added, up to 31 (9 with --quick). Spread =
+//    interquartile range of the trials / median, in percent. Reported per implementation: the
+//    median and the spread.
+//  - Ratios (vs CUB, % probe, the targets) are paired: computed per trial from the two times of
+//    that trial, and reported as the median of the per-trial ratios with their interquartile
+//    interval. A table's ratio whose interval holds 1 is printed with "~" (this run does not tell
+//    the two apart). A target is PASS or MISS only if the interval of every case lies on one side
+//    of its limit; if some case's interval straddles it, the target reads "within noise".
+//  - The CUB peer runs in its own process (another CCCL), so its rows share no trial with
+//    rk_perf's. Both time the probe in every trial, and a ratio to a peer row is taken through
+//    the probes: rk / probe (paired, here) x peer probe / peer row (paired, there); its interval
+//    multiplies the two intervals.
 //  - Host round trip: steady_clock around each value-returning call (rk::reduce with rk::device;
-//    thrust::reduce; CUB plus a copy of the result to pinned memory plus cudaStreamSynchronize);
-//    the median over repetitions.
+//    thrust::reduce; CUB plus a copy of the result to pinned memory plus cudaStreamSynchronize),
+//    interleaved the same way, one round = one call of each; the median over rounds.
 //  - Inputs are random (a hash of the index, fixed seed). An input that fits several times in a
 //    pool of at least 512 MiB and 4x L2 rotates over distinct, 256-byte-aligned slices of it, so
 //    consecutive calls read DRAM as a single call on cold data would, and not a copy L2 kept
 //    from the previous call; larger inputs are read once per call anyway. The implementations of
-//    a case share one rotation, each carrying on where the previous one stopped.
+//    a case share one rotation, each carrying on where the previous one stopped. The affine rows
+//    read the int64 case's bytes as maps, so they share its trials.
 //  - Before timing, every result is checked once against CUB's (exactly for integers, to 1e-4
 //    relative for float and 1e-10 for double). A mismatch is printed on stderr and makes the
 //    exit status nonzero.
 
+#include "cli.hpp"
 #include "harness.cuh"
+#include "peer_figures.cuh"
+#include "ratios.cuh"
+#include "rk_cases.cuh"
 #include "sweep.cuh"
 
 #include <rk/reduce.cuh>
 
 #include <thrust/reduce.h>
+
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cmath>
@@ -107,196 +133,94 @@ static_assert(std::is_trivially_copyable_v<affine> && sizeof(affine) == sizeof(s
 /// to the int64 table.
 const std::vector<std::string> known_impls = {"device", "single_pass", "two_pass", "atomic", "affine",
                                               "cub",    "thrust",      "probe"};
-const std::vector<std::string> known_types = {"int32", "int64", "float", "double"};
 
-/// The order rows appear in a table.
+/// The order rows appear in a table; rows of other names (the CUB peer's) follow in the order
+/// they were measured.
 const std::vector<std::string> table_order = {"device",  "single_pass", "two_pass", "atomic", "single_pass_affine",
                                               "two_pass_affine", "cub", "thrust", "probe"};
 
-constexpr int max_log2_size = 33;
+#ifdef RK_PERF_PEER_EXE
+/// The peer executable built beside rk_perf (perf/CMakeLists.txt), run unless --peer or --no-peer.
+const char* const built_peer = RK_PERF_PEER_EXE;
+#else
+const char* const built_peer = nullptr;
+#endif
 
-struct options
+struct options : common_options
 {
-  std::vector<int> log2_sizes;
-  std::vector<std::string> types;
   std::vector<std::string> impls;
-  int trials = 0;
-  bool quick = false;
   bool sweep = false;
-  bool help  = false;
-  std::string json_path = "rk_perf.json";
+  std::string peer; ///< the CUB peer's executable or JSON; "" for none
 
   bool wants(const std::string& impl) const
   {
     return std::find(impls.begin(), impls.end(), impl) != impls.end();
   }
-  bool wants_type(const std::string& type) const
-  {
-    return std::find(types.begin(), types.end(), type) != types.end();
-  }
-};
-
-class usage_error : public std::runtime_error
-{
-public:
-  using std::runtime_error::runtime_error;
 };
 
 void print_usage(std::ostream& os)
 {
   os << "usage: rk_perf [options]\n"
-        "  --quick           sizes 2^10,14,18,22,26 and 3 trials (well under a minute)\n"
-        "  --sizes 10,14,20  log2 of the element counts (default 10,12,...,30)\n"
-        "  --types LIST      of int32,int64,float,double (default all)\n"
-        "  --impls LIST      of device,single_pass,two_pass,atomic,affine,cub,thrust,probe (default all;\n"
+     << common_usage
+     << "  --impls LIST      of device,single_pass,two_pass,atomic,affine,cub,thrust,probe (default all;\n"
         "                    affine: the non-commutative operator, in the int64 table)\n"
-        "  --trials N        device-time trials per case, median reported (default 7; 3 with --quick)\n"
-        "  --json PATH       where to write every figure (default rk_perf.json)\n"
+        "  --peer PATH       the CUB peer: its executable (run first, on the same cases; its JSON goes\n"
+        "                    beside --json's, as *.cub_peer.json) or a JSON file it wrote; its rows and\n"
+        "                    ratios join the tables and targets. Default: the peer built beside rk_perf\n"
+     << "                    (" << (built_peer != nullptr ? built_peer : "none in this build") << ")\n"
+     << "  --no-peer         no CUB peer rows\n"
         "  --sweep           tuning sweep instead of the suite: rk::single_pass with a grid of launch\n"
         "                    shapes, int32/float/double at 2^14,18,22,26,28 (--sizes/--types narrow it)\n"
-        "  --help            this text\n"
+        "Default --json: rk_perf.json.\n"
         "Environment: RK_COMMIT overrides the commit recorded at configure time.\n"
         "Exit status: 0, 1 if a result disagreed with its reference, 2 on an error.\n";
 }
 
-std::vector<std::string> split_list(const std::string& text)
+bool is_file(const std::string& path)
 {
-  std::vector<std::string> items;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');)
-  {
-    if (!item.empty())
-    {
-      items.push_back(item);
-    }
-  }
-  return items;
-}
-
-std::vector<std::string> parse_names(const std::string& option, const std::string& text,
-                                     const std::vector<std::string>& known)
-{
-  std::vector<std::string> names = split_list(text);
-  for (const auto& name : names)
-  {
-    if (std::find(known.begin(), known.end(), name) == known.end())
-    {
-      throw usage_error(option + ": unknown name '" + name + "'");
-    }
-  }
-  if (names.empty())
-  {
-    throw usage_error(option + " needs a comma-separated list");
-  }
-  return names;
-}
-
-int parse_int(const std::string& option, const std::string& text, int low, int high)
-{
-  std::size_t used = 0;
-  int value        = 0;
-  try
-  {
-    value = std::stoi(text, &used);
-  }
-  catch (const std::exception&)
-  {
-    used = 0;
-  }
-  if (used != text.size() || value < low || value > high)
-  {
-    throw usage_error(option + ": expected an integer in [" + std::to_string(low) + ", " + std::to_string(high)
-                      + "], got '" + text + "'");
-  }
-  return value;
+  struct stat info{};
+  return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
 }
 
 options parse_options(int argc, char** argv)
 {
   options opt;
-  for (int i = 1; i < argc; ++i)
-  {
-    const std::string arg = argv[i];
-    const auto value      = [&]() -> std::string {
-      if (i + 1 >= argc)
-      {
-        throw usage_error(arg + " needs a value");
-      }
-      return argv[++i];
-    };
-    if (arg == "--quick")
-    {
-      opt.quick = true;
-    }
-    else if (arg == "--sweep")
+  opt.json_path = "rk_perf.json";
+  bool no_peer  = false;
+  parse_arguments(argc, argv, opt, [&](const std::string& arg, const std::function<std::string()>& value) {
+    if (arg == "--sweep")
     {
       opt.sweep = true;
-    }
-    else if (arg == "--help" || arg == "-h")
-    {
-      opt.help = true;
-    }
-    else if (arg == "--sizes")
-    {
-      opt.log2_sizes.clear();
-      for (const auto& item : split_list(value()))
-      {
-        opt.log2_sizes.push_back(parse_int(arg, item, 0, max_log2_size));
-      }
-      if (opt.log2_sizes.empty())
-      {
-        throw usage_error("--sizes needs a comma-separated list");
-      }
-    }
-    else if (arg == "--types")
-    {
-      opt.types = parse_names(arg, value(), known_types);
     }
     else if (arg == "--impls")
     {
       opt.impls = parse_names(arg, value(), known_impls);
     }
-    else if (arg == "--trials")
+    else if (arg == "--peer")
     {
-      opt.trials = parse_int(arg, value(), 1, 1000);
+      opt.peer = value();
     }
-    else if (arg == "--json")
+    else if (arg == "--no-peer")
     {
-      opt.json_path = value();
+      no_peer = true;
     }
     else
     {
-      throw usage_error("unknown option '" + arg + "'");
+      return false;
     }
-  }
+    return true;
+  });
 
-  // Defaults that depend on the mode.
-  if (opt.log2_sizes.empty())
+  if (opt.sweep)
   {
-    if (opt.sweep)
+    if (opt.log2_sizes.empty())
     {
       opt.log2_sizes = sweep_default_log2_sizes();
     }
-    else if (opt.quick)
+    if (opt.types.empty())
     {
-      opt.log2_sizes = {10, 14, 18, 22, 26};
+      opt.types = sweep_types();
     }
-    else
-    {
-      for (int k = 10; k <= 30; k += 2)
-      {
-        opt.log2_sizes.push_back(k);
-      }
-    }
-  }
-  std::sort(opt.log2_sizes.begin(), opt.log2_sizes.end());
-  opt.log2_sizes.erase(std::unique(opt.log2_sizes.begin(), opt.log2_sizes.end()), opt.log2_sizes.end());
-  if (opt.types.empty())
-  {
-    opt.types = opt.sweep ? sweep_types() : known_types;
-  }
-  if (opt.sweep)
-  {
     for (const auto& type : opt.types)
     {
       if (std::find(sweep_types().begin(), sweep_types().end(), type) == sweep_types().end())
@@ -305,13 +229,29 @@ options parse_options(int argc, char** argv)
       }
     }
   }
+  finish_common_options(opt, default_log2_sizes());
   if (opt.impls.empty())
   {
     opt.impls = known_impls;
   }
-  if (opt.trials == 0)
+  if (no_peer || opt.sweep)
   {
-    opt.trials = opt.quick ? 3 : 7;
+    opt.peer.clear();
+  }
+  else if (opt.peer.empty() && built_peer != nullptr)
+  {
+    if (is_file(built_peer))
+    {
+      opt.peer = built_peer;
+    }
+    else
+    {
+      std::cerr << "rk_perf: the CUB peer " << built_peer << " is not built: no CUB peer rows\n";
+    }
+  }
+  else if (!opt.peer.empty() && !is_file(opt.peer))
+  {
+    throw usage_error("--peer: no file " + opt.peer);
   }
   return opt;
 }
@@ -322,11 +262,13 @@ options parse_options(int argc, char** argv)
 class suite
 {
 public:
-  suite(run_context& ctx, const options& opt)
+  /// `peer_rows`: the CUB peer's measurements, shown in the tables with rk_perf's own.
+  suite(run_context& ctx, const options& opt, std::vector<measurement> peer_rows)
       : ctx_(ctx)
       , opt_(opt)
       , cub_(largest_cub_temp_bytes(opt))
       , host_result_(16)
+      , results_(std::move(peer_rows))
   {}
 
   /// Measures every requested size of T, then prints T's table.
@@ -348,15 +290,8 @@ public:
     {
       if (auto in = prepare_case<T>(ctx_, log2))
       {
-        run_case(*in, log2);
+        run_case(*in, log2, with_affine);
         explanation_ = rk::explain(rk::device, in->first(), in->first() + in->size(), T{}, rk::plus{}).to_string();
-      }
-      if (with_affine)
-      {
-        if (auto maps = prepare_case<affine>(ctx_, log2))
-        {
-          run_affine_case(*maps, log2);
-        }
       }
     }
     print_table(type);
@@ -381,89 +316,102 @@ private:
     return most;
   }
 
-  template <class T, class Policy, class Op>
-  void add_rk(const std::string& type, int log2, const std::string& impl, const Policy& policy,
-              input_slices<T>& in, const T& init, Op op, const T& want, const char* reference)
-  {
-    results_.push_back(measure_rk(ctx_, type, log2, impl, policy, in, init, op, want, reference));
-  }
-
+  /// Checks every requested implementation of the case once, then times them all in interleaved
+  /// trials (device time), and the value-returning calls in interleaved rounds (host time).
   template <class T>
-  void run_case(input_slices<T>& in, int log2)
+  void run_case(input_slices<T>& in, int log2, bool with_affine)
   {
     const std::string type = type_traits<T>::name;
     const auto n           = static_cast<std::int64_t>(in.size());
     const cudaStream_t s   = ctx_.stream.get();
     T* out                 = ctx_.result<T>();
     const T want           = cub_result(ctx_, cub_, in);
+    std::vector<contender> device_calls;
+    std::vector<contender> host_calls;
 
+    const auto add_rk = [&](const std::string& impl, const auto& policy) {
+      if (opt_.wants(impl))
+      {
+        device_calls.push_back(checked_rk_contender(ctx_, type, log2, impl, policy, in, T{}, rk::plus{}, want, "CUB"));
+      }
+    };
+    add_rk("device", rk::device);
     if (opt_.wants("device"))
     {
-      add_rk(type, log2, "device", rk::device, in, T{}, rk::plus{}, want, "CUB");
-      measurement& m = results_.back();
-      // Device time comes from rk::reduce_into, so label the backend that call runs.
-      m.backend = rk::explain(rk::device, in.first(), in.first() + n, T{}, rk::plus{}).stream_ordered_backend;
       ctx_.checks.compare(case_name(type, log2, "rk::reduce (value-returning)"),
                           rk::reduce(rk::device.on(s), in.first(), in.first() + n, T{}, rk::plus{}), want, "CUB");
-      m.host = time_host(ctx_.plan, [&] {
-        const T* first = in.next();
-        static_cast<void>(rk::reduce(rk::device.on(s), first, first + n, T{}, rk::plus{}));
-      });
+      host_calls.push_back({"device", [&in, s, n] {
+                              const T* first = in.next();
+                              static_cast<void>(rk::reduce(rk::device.on(s), first, first + n, T{}, rk::plus{}));
+                            }});
     }
-    if (opt_.wants("single_pass"))
+    add_rk("single_pass", rk::single_pass);
+    add_rk("two_pass", rk::two_pass);
+    add_rk("atomic", rk::atomic);
+    if constexpr (std::is_same_v<T, std::int64_t>)
     {
-      add_rk(type, log2, "single_pass", rk::single_pass, in, T{}, rk::plus{}, want, "CUB");
-    }
-    if (opt_.wants("two_pass"))
-    {
-      add_rk(type, log2, "two_pass", rk::two_pass, in, T{}, rk::plus{}, want, "CUB");
-    }
-    if (opt_.wants("atomic"))
-    {
-      add_rk(type, log2, "atomic", rk::atomic, in, T{}, rk::plus{}, want, "CUB");
+      if (with_affine)
+      {
+        // The same bytes read as affine maps: the deterministic backends must agree exactly.
+        const affine want_maps = rk_result(ctx_, rk::two_pass, in, identity_map, compose_affine{});
+        device_calls.push_back(checked_rk_contender(ctx_, type, log2, "single_pass_affine", rk::single_pass, in,
+                                                    identity_map, compose_affine{}, want_maps, "rk::two_pass"));
+        device_calls.push_back(checked_rk_contender(ctx_, type, log2, "two_pass_affine", rk::two_pass, in,
+                                                    identity_map, compose_affine{}, want_maps,
+                                                    "an earlier rk::two_pass call (determinism)"));
+      }
     }
     if (opt_.wants("cub"))
     {
-      measurement m = make_measurement<T>(type, log2, "cub");
-      m.device      = time_cub(ctx_, cub_, in);
-      m.host        = time_host(ctx_.plan, [&] {
-        cub_.sum(in.next(), out, n, s);
-        check(cudaMemcpyAsync(host_result_.get(), out, sizeof(T), cudaMemcpyDeviceToHost, s),
-              "cudaMemcpyAsync of CUB's result");
-        check(cudaStreamSynchronize(s), "cudaStreamSynchronize after CUB");
-      });
-      results_.push_back(std::move(m));
+      device_calls.push_back(cub_contender(ctx_, cub_, in, "cub"));
+      host_calls.push_back({"cub", [this, &in, out, n, s] {
+                              cub_.sum(in.next(), out, n, s);
+                              check(cudaMemcpyAsync(host_result_.get(), out, sizeof(T), cudaMemcpyDeviceToHost, s),
+                                    "cudaMemcpyAsync of CUB's result");
+                              check(cudaStreamSynchronize(s), "cudaStreamSynchronize after CUB");
+                            }});
     }
     if (opt_.wants("thrust"))
     {
       // Value-returning only: thrust::reduce synchronizes, so it has a host time and no device time.
-      measurement m = make_measurement<T>(type, log2, "thrust");
       ctx_.checks.compare(case_name(type, log2, "thrust"),
                           thrust::reduce(thrust::cuda::par.on(s), in.first(), in.first() + n), want, "CUB");
-      m.host = time_host(ctx_.plan, [&] {
-        const T* first = in.next();
-        static_cast<void>(thrust::reduce(thrust::cuda::par.on(s), first, first + n));
-      });
-      results_.push_back(std::move(m));
+      host_calls.push_back({"thrust", [&in, s, n] {
+                              const T* first = in.next();
+                              static_cast<void>(thrust::reduce(thrust::cuda::par.on(s), first, first + n));
+                            }});
     }
     if (opt_.wants("probe"))
     {
-      measurement m = make_measurement<T>(type, log2, "probe");
-      m.device      = time_probe(ctx_, in);
+      device_calls.push_back(probe_contender(ctx_, in));
+    }
+
+    std::vector<measurement> rows = measure_interleaved<T>(ctx_, type, log2, device_calls);
+    std::vector<timing> host_times = time_host_interleaved(ctx_.plan, host_calls);
+    for (std::size_t c = 0; c < host_calls.size(); ++c)
+    {
+      const auto row = std::find_if(rows.begin(), rows.end(), [&](const measurement& m) {
+        return m.impl == host_calls[c].name;
+      });
+      if (row == rows.end())
+      {
+        rows.push_back(make_measurement<T>(type, log2, host_calls[c].name));
+        rows.back().host = std::move(host_times[c]);
+      }
+      else
+      {
+        row->host = std::move(host_times[c]);
+      }
+    }
+    for (measurement& m : rows)
+    {
+      if (m.impl == "device")
+      {
+        // Device time comes from rk::reduce_into, so label the backend that call runs.
+        m.backend = rk::explain(rk::device, in.first(), in.first() + n, T{}, rk::plus{}).stream_ordered_backend;
+      }
       results_.push_back(std::move(m));
     }
-  }
-
-  /// The deterministic backends with the non-commutative operator. They must agree exactly with
-  /// each other (verify_affine_against_host checked them against a sequential fold once); the
-  /// rows go in the int64 table, whose rows read the same number of bytes.
-  void run_affine_case(input_slices<affine>& maps, int log2)
-  {
-    const affine want = rk_result(ctx_, rk::two_pass, maps, identity_map, compose_affine{});
-    add_rk("int64", log2, "single_pass_affine", rk::single_pass, maps, identity_map, compose_affine{}, want,
-           "rk::two_pass");
-    add_rk("int64", log2, "two_pass_affine", rk::two_pass, maps, identity_map, compose_affine{}, want,
-           "an earlier rk::two_pass call (determinism)");
   }
 
   /// The exact check of the non-commutative operator: 2^20 random maps composed on the device by
@@ -492,24 +440,43 @@ private:
                         rk_result(ctx_, rk::device, *maps, identity_map, compose_affine{}), want, reference);
   }
 
+  /// The rows of (type, log2) in table order: table_order's first, then the others as measured.
+  std::vector<const measurement*> rows_of(const std::string& type, int log2) const
+  {
+    std::vector<const measurement*> rows;
+    for (const auto& impl : table_order)
+    {
+      if (const measurement* m = find(results_, type, log2, impl))
+      {
+        rows.push_back(m);
+      }
+    }
+    for (const auto& m : results_)
+    {
+      if (m.type == type && m.log2n == log2
+          && std::find(table_order.begin(), table_order.end(), m.impl) == table_order.end())
+      {
+        rows.push_back(&m);
+      }
+    }
+    return rows;
+  }
+
   void print_table(const std::string& type) const
   {
-    markdown_table table({"n", "impl", "us/call", "GB/s", "vs CUB", "% probe", "host us"}, 2);
+    markdown_table table({"n", "impl", "us/call", "spread %", "GB/s", "vs CUB", "% probe", "host us", "trials"}, 2);
     for (const int log2 : opt_.log2_sizes)
     {
       const measurement* cub   = find(results_, type, log2, "cub");
       const measurement* probe = find(results_, type, log2, "probe");
-      for (const auto& impl : table_order)
+      for (const measurement* m : rows_of(type, log2))
       {
-        const measurement* m = find(results_, type, log2, impl);
-        if (m == nullptr)
-        {
-          continue;
-        }
-        table.add_row({power_of_two(log2), m->backend.empty() ? impl : impl + " (" + m->backend + ")",
-                       m->device ? fixed(m->device->median_us, 2) : "", m->device ? fixed(m->gbps(), 1) : "",
-                       relative_speed(*m, cub, 1, 2), relative_speed(*m, probe, 100, 1),
-                       m->host ? fixed(m->host->median_us, 1) : ""});
+        table.add_row({power_of_two(log2), m->backend.empty() ? m->impl : m->impl + " (" + m->backend + ")",
+                       m->device ? fixed(m->device->median_us, 2) : "",
+                       m->device ? fixed(spread_percent(m->device->samples_us), 1) : "",
+                       m->device ? fixed(m->gbps(), 1) : "", relative_speed(results_, *m, cub, 1, 2),
+                       relative_speed(results_, *m, probe, 100, 1), m->host ? fixed(m->host->median_us, 1) : "",
+                       m->device ? std::to_string(m->device->samples_us.size()) : ""});
       }
     }
     std::cout << "\n## " << type << "\n\n";
@@ -537,27 +504,25 @@ struct target
   std::string name;
   bool at_most; ///< the value must be <= limit (else >= limit)
   double limit;
-  std::optional<double> value;
-  std::string where; ///< the case that gave the worst value
+  std::optional<ratio> value; ///< of the worst case (by median)
+  std::string where;          ///< the worst case
+  std::optional<verdict> status; ///< the worst verdict over all cases (a MISS anywhere is a MISS)
 
-  std::string status() const
+  std::string status_text() const
   {
-    if (!value)
-    {
-      return "n/a";
-    }
-    return (at_most ? *value <= limit : *value >= limit) ? "PASS" : "MISS";
+    return status ? to_string(*status) : "n/a";
   }
 };
 
-/// A figure computed for one (type, size), if its measurements exist.
-using case_metric = std::function<std::optional<double>(const std::string& type, int log2)>;
+/// A ratio computed for one (type, size), if its measurements exist.
+using case_metric = std::function<std::optional<ratio>(const std::string& type, int log2)>;
 
-/// The worst value of `metric` over `types` and the sizes in [low, high] among `log2_sizes`.
+/// The worst median of `metric` over `types` and the sizes in [low, high] among `log2_sizes`,
+/// and the worst verdict over them.
 target evaluate(std::string name, bool at_most, double limit, const std::vector<std::string>& types,
                 const std::vector<int>& log2_sizes, int low, int high, const case_metric& metric)
 {
-  target t{std::move(name), at_most, limit, std::nullopt, ""};
+  target t{std::move(name), at_most, limit, std::nullopt, "", std::nullopt};
   for (const auto& type : types)
   {
     for (const int log2 : log2_sizes)
@@ -566,42 +531,67 @@ target evaluate(std::string name, bool at_most, double limit, const std::vector<
       {
         continue;
       }
-      const std::optional<double> value = metric(type, log2);
-      if (value && (!t.value || (at_most ? *value > *t.value : *value < *t.value)))
+      const std::optional<ratio> r = metric(type, log2);
+      if (!r)
       {
-        t.value = value;
+        continue;
+      }
+      const double median = r->value.median;
+      if (!t.value || (at_most ? median > t.value->value.median : median < t.value->value.median))
+      {
+        t.value = r;
         t.where = type + " " + power_of_two(log2);
       }
+      const verdict v = judge(r->value, at_most, limit);
+      t.status        = t.status ? std::max(*t.status, v) : v;
     }
   }
   return t;
+}
+
+/// The CUB rows rk::device must be at or ahead of: the toolkit's ("cub") and every mode of the
+/// CUB peer (its rows other than its probe).
+std::vector<std::string> cub_impls(const std::vector<measurement>& results)
+{
+  std::vector<std::string> impls = {"cub"};
+  for (const auto& m : results)
+  {
+    const bool peer_cub = m.impl.rfind("cub", 0) == 0 && m.impl != "cub" && m.impl.find("probe") == std::string::npos;
+    if (peer_cub && std::find(impls.begin(), impls.end(), m.impl) == impls.end())
+    {
+      impls.push_back(m.impl);
+    }
+  }
+  return impls;
 }
 
 std::vector<target> evaluate_targets(const std::vector<measurement>& results, const options& opt)
 {
   // Each metric is a/b for two implementations of the same case (the same bytes), so a bandwidth
   // fraction impl GB/s / probe GB/s is the time ratio probe / impl.
-  using timing_of = std::optional<timing> measurement::*;
-  const auto ratio  = [&](timing_of which, std::string a, std::string b) -> case_metric {
-    return [&results, which, a, b](const std::string& type, int log2) -> std::optional<double> {
+  const auto ratio_of = [&](timing_of which, std::string a, std::string b) -> case_metric {
+    return [&results, which, a, b](const std::string& type, int log2) -> std::optional<ratio> {
       const measurement* x = find(results, type, log2, a);
       const measurement* y = find(results, type, log2, b);
-      if (x == nullptr || y == nullptr || !(x->*which) || !(y->*which))
+      if (x == nullptr || y == nullptr)
       {
         return std::nullopt;
       }
-      return (x->*which)->median_us / (y->*which)->median_us;
+      return time_ratio(results, *x, *y, which);
     };
   };
-  const auto device_ratio = [&](std::string a, std::string b) { return ratio(&measurement::device, a, b); };
-  const auto host_ratio   = [&](std::string a, std::string b) { return ratio(&measurement::host, a, b); };
+  const auto device_ratio = [&](std::string a, std::string b) { return ratio_of(&measurement::device, a, b); };
+  const auto host_ratio   = [&](std::string a, std::string b) { return ratio_of(&measurement::host, a, b); };
 
   const std::vector<int>& sizes         = opt.log2_sizes;
   const std::vector<std::string>& types = opt.types;
   constexpr int all                     = max_log2_size;
   std::vector<target> targets;
-  targets.push_back(evaluate("(1) rk::device time / CUB time, every case (max)", true, 1.00, types, sizes, 0, all,
-                             device_ratio("device", "cub")));
+  for (const auto& cub : cub_impls(results))
+  {
+    targets.push_back(evaluate("(1) rk::device time / " + cub + " time, every case (max)", true, 1.00, types, sizes,
+                               0, all, device_ratio("device", cub)));
+  }
   for (const auto& type : types)
   {
     targets.push_back(evaluate("(2) rk::device GB/s / probe GB/s, " + type + ", n >= 2^26 (min)", false, 0.97,
@@ -628,81 +618,78 @@ std::vector<target> evaluate_targets(const std::vector<measurement>& results, co
 
 void print_targets(std::ostream& os, const std::vector<target>& targets)
 {
-  markdown_table table({"target", "value", "goal", "worst case", "status"}, 1);
+  markdown_table table({"target", "value", "interval", "goal", "worst case", "status"}, 1);
   for (const auto& t : targets)
   {
-    table.add_row({t.name, t.value ? fixed(*t.value, 3) : "no data", (t.at_most ? "<= " : ">= ") + fixed(t.limit, 2),
-                   t.where, t.status()});
+    const std::string interval =
+      t.value ? fixed(t.value->value.low, 3) + "-" + fixed(t.value->value.high, 3)
+                  + (t.value->how == pairing::paired ? "" : std::string(" (") + to_string(t.value->how) + ")")
+              : "";
+    table.add_row({t.name, t.value ? fixed(t.value->value.median, 3) : "no data", interval,
+                   (t.at_most ? "<= " : ">= ") + fixed(t.limit, 2), t.where, t.status_text()});
   }
-  os << "\n## Targets (rk::device unless named)\n\n";
+  os << "\n## Targets (rk::device unless named)\n\n"
+     << "value: median over the trials of the worst case's per-trial ratio; interval: its quartiles. "
+        "status: PASS/MISS when every case's interval lies on one side of the goal, else within noise.\n\n";
   table.print(os);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Report header and JSON
 
-struct run_facts
+void print_header(std::ostream& os, const run_context& ctx, const options& opt, const run_facts& facts,
+                  const std::optional<peer_figures>& peer)
 {
-  std::string commit;
-  std::string date;
-  double launch_floor_us;
-};
-
-void print_header(std::ostream& os, const run_context& ctx, const options& opt, const run_facts& facts)
-{
-  const device_info& d = ctx.device;
-  os << "# rk_perf" << (opt.sweep ? " --sweep" : "") << "\n\n"
-     << "- device: " << d.name << " (sm_" << d.compute_capability << "), " << d.multiprocessors << " SMs, L2 "
-     << human_bytes(double(d.l2_bytes)) << ", " << human_bytes(double(d.global_memory_bytes)) << "\n"
-     << "- CUDA driver " << cuda_version_string(d.driver_version) << ", runtime "
-     << cuda_version_string(d.runtime_version) << "\n"
-     << "- date " << facts.date << ", commit " << facts.commit << ", build " << build_type() << "\n"
-     << "- empty kernel, back to back: " << fixed(facts.launch_floor_us, 2) << " us/call (launch floor)\n"
-     << "- method: device us/call = median of " << opt.trials
-     << " trials of events around back-to-back stream-ordered calls; host us = median round trip of the "
-        "value-returning call; inputs under "
+  os << "# rk_perf" << (opt.sweep ? " --sweep" : "") << "\n\n";
+  print_run_facts(os, ctx, facts);
+  os << "- method: interleaved trials (each trial times every implementation of a case once, in rotating "
+        "order); device us/call = median of "
+     << ctx.plan.initial_trials << " to " << ctx.plan.max_trials
+     << " trials (more while an implementation's spread exceeds " << fixed(ctx.plan.wide_spread_percent, 0)
+     << " %) of events around back-to-back stream-ordered calls; spread % = interquartile range / median; "
+        "ratios = median of per-trial ratios, \"~\" when their quartiles hold 1; host us = median round trip of "
+        "the value-returning call; inputs under "
      << human_bytes(double(ctx.inputs.pool_bytes()))
      << " rotate over slices of a pool so no call finds its input in L2; GB/s = input bytes / device time "
         "(decimal); vs CUB = CUB time / impl time; % probe = impl GB/s / probe GB/s\n";
+  if (peer)
+  {
+    os << "- CUB peer: CUB " << peer->cub_version << " (" << peer->source
+       << "), another process; ratios to its rows go through the probe of each side\n";
+  }
   os.flush();
 }
 
 void write_json(const std::string& path, const run_context& ctx, const options& opt, const run_facts& facts,
-                const std::vector<measurement>& results, const std::vector<target>& targets)
+                const std::vector<measurement>& results, const std::vector<target>& targets,
+                const std::optional<peer_figures>& peer)
 {
   std::ofstream out(path);
   if (!out)
   {
     throw std::runtime_error("cannot open " + path + " for writing");
   }
-  const device_info& d = ctx.device;
   out << "{\n  \"mode\": " << json_string(opt.sweep ? "sweep" : "suite") << ",\n"
-      << "  \"device\": " << json_string(d.name) << ",\n"
-      << "  \"compute_capability\": " << d.compute_capability << ",\n"
-      << "  \"multiprocessors\": " << d.multiprocessors << ",\n"
-      << "  \"l2_bytes\": " << d.l2_bytes << ",\n"
-      << "  \"cuda_driver\": " << json_string(cuda_version_string(d.driver_version)) << ",\n"
-      << "  \"cuda_runtime\": " << json_string(cuda_version_string(d.runtime_version)) << ",\n"
-      << "  \"commit\": " << json_string(facts.commit) << ",\n"
-      << "  \"date\": " << json_string(facts.date) << ",\n"
-      << "  \"build_type\": " << json_string(build_type()) << ",\n"
-      << "  \"launch_floor_us\": " << json_number(facts.launch_floor_us) << ",\n"
-      << "  \"trials\": " << opt.trials << ",\n"
-      << "  \"quick\": " << (opt.quick ? "true" : "false") << ",\n"
-      << "  \"mismatches\": " << ctx.checks.mismatches() << ",\n"
-      << "  \"results\": [";
-  for (std::size_t i = 0; i < results.size(); ++i)
+      << json_run_facts(ctx, facts) << "  \"quick\": " << (opt.quick ? "true" : "false") << ",\n";
+  if (peer)
   {
-    out << (i == 0 ? "\n    " : ",\n    ") << to_json(results[i]);
+    out << "  \"peer\": {\"source\": " << json_string(peer->source)
+        << ", \"cub_version\": " << json_string(peer->cub_version) << ", \"mismatches\": " << peer->mismatches
+        << "},\n";
   }
-  out << "\n  ],\n  \"targets\": [";
+  out << json_results(results) << ",\n  \"targets\": [";
   for (std::size_t i = 0; i < targets.size(); ++i)
   {
     const target& t = targets[i];
+    const auto value_of = [&](double estimate::*field) {
+      return json_number(t.value ? t.value->value.*field : std::nan(""));
+    };
     out << (i == 0 ? "\n    " : ",\n    ") << "{\"name\": " << json_string(t.name)
-        << ", \"value\": " << json_number(t.value ? *t.value : std::nan(""))
+        << ", \"value\": " << value_of(&estimate::median) << ", \"low\": " << value_of(&estimate::low)
+        << ", \"high\": " << value_of(&estimate::high)
+        << ", \"pairing\": " << json_string(t.value ? to_string(t.value->how) : "")
         << ", \"relation\": " << json_string(t.at_most ? "<=" : ">=") << ", \"limit\": " << json_number(t.limit)
-        << ", \"where\": " << json_string(t.where) << ", \"status\": " << json_string(t.status()) << "}";
+        << ", \"where\": " << json_string(t.where) << ", \"status\": " << json_string(t.status_text()) << "}";
   }
   out << "\n  ]\n}\n";
   if (!out)
@@ -711,12 +698,39 @@ void write_json(const std::string& path, const run_context& ctx, const options& 
   }
 }
 
+/// Where rk_perf has the peer write its JSON: beside rk_perf's, "x.json" -> "x.cub_peer.json".
+std::string peer_json_path(const std::string& json_path)
+{
+  const std::string suffix = ".json";
+  return (ends_with(json_path, suffix) ? json_path.substr(0, json_path.size() - suffix.size()) : json_path)
+       + ".cub_peer.json";
+}
+
 int run(const options& opt)
 {
-  run_context ctx(make_timing_plan(opt.quick, opt.trials));
-  const timing floor = time_device(ctx.stream.get(), ctx.plan, [&] { ctx.probe.launch_empty(ctx.stream.get()); });
-  const run_facts facts{commit_id(), utc_timestamp(), floor.median_us};
-  print_header(std::cout, ctx, opt, facts);
+  // The peer first, while this process holds no GPU memory yet.
+  // A failing peer costs its rows only, not the suite's (said on stderr and in the report).
+  std::optional<peer_figures> peer;
+  std::string peer_failure;
+  if (!opt.peer.empty())
+  {
+    try
+    {
+      peer = load_peer(opt.peer, opt, peer_json_path(opt.json_path));
+    }
+    catch (const std::runtime_error& e)
+    {
+      peer_failure = e.what();
+      std::cerr << "rk_perf: WARNING: " << peer_failure << ": no CUB peer rows in this report\n";
+    }
+  }
+  run_context ctx(make_timing_plan(opt.quick, opt.trials, opt.max_trials));
+  const run_facts facts = collect_run_facts(ctx);
+  print_header(std::cout, ctx, opt, facts, peer);
+  if (!peer_failure.empty())
+  {
+    std::cout << "- CUB peer FAILED: " << peer_failure << "\n";
+  }
 
   std::vector<measurement> results;
   std::vector<target> targets;
@@ -726,7 +740,7 @@ int run(const options& opt)
   }
   else
   {
-    suite s(ctx, opt);
+    suite s(ctx, opt, peer ? peer->rows : std::vector<measurement>{});
     for_each_type<std::int32_t, std::int64_t, float, double>([&](auto tag) {
       s.template run_type<typename decltype(tag)::type>();
     });
@@ -734,11 +748,12 @@ int run(const options& opt)
     targets = evaluate_targets(results, opt);
     print_targets(std::cout, targets);
   }
-  write_json(opt.json_path, ctx, opt, facts, results, targets);
+  write_json(opt.json_path, ctx, opt, facts, results, targets, peer);
   std::cerr << "rk_perf: wrote " << opt.json_path << "\n";
-  if (ctx.checks.mismatches() > 0)
+  const int mismatches = ctx.checks.mismatches() + (peer ? peer->mismatches : 0);
+  if (mismatches > 0)
   {
-    std::cerr << "rk_perf: " << ctx.checks.mismatches() << " MISMATCH(ES): results disagreed with their reference\n";
+    std::cerr << "rk_perf: " << mismatches << " MISMATCH(ES): results disagreed with their reference\n";
     return 1;
   }
   return 0;
@@ -747,8 +762,7 @@ int run(const options& opt)
 
 int main(int argc, char** argv)
 {
-  try
-  {
+  return rk_perf::run_main("rk_perf", rk_perf::print_usage, [&] {
     const rk_perf::options opt = rk_perf::parse_options(argc, argv);
     if (opt.help)
     {
@@ -756,16 +770,5 @@ int main(int argc, char** argv)
       return 0;
     }
     return rk_perf::run(opt);
-  }
-  catch (const rk_perf::usage_error& e)
-  {
-    std::cerr << "rk_perf: " << e.what() << "\n";
-    rk_perf::print_usage(std::cerr);
-    return 2;
-  }
-  catch (const std::exception& e)
-  {
-    std::cerr << "rk_perf: error: " << e.what() << "\n";
-    return 2;
-  }
+  });
 }

@@ -1,9 +1,12 @@
 // rk_perf --sweep: rk::single_pass under a small grid of launch shapes, next to CUB and the read
 // probe, to choose include/rk/cuda/tuning.cuh's defaults. Its own translation unit because the
 // grid instantiates rk's kernels 16 times per type; it compiles in parallel with rk_perf.cu.
-// Timing, inputs and checks are the suite's (harness.cuh).
+// Timing (interleaved trials), inputs and checks are the suite's (harness.cuh, rk_cases.cuh).
 
 #include "sweep.cuh"
+
+#include "ratios.cuh"
+#include "rk_cases.cuh"
 
 #include <rk/reduce.cuh>
 
@@ -49,28 +52,28 @@ void sweep_size(run_context& ctx, cub_storage& cub, input_slices<T>& in, int log
   const std::string type = type_traits<T>::name;
   const T want           = cub_result(ctx, cub, in);
 
-  measurement cub_row = make_measurement<T>(type, log2, "cub");
-  cub_row.device      = time_cub(ctx, cub, in);
-  results.push_back(std::move(cub_row));
-  measurement probe_row = make_measurement<T>(type, log2, "probe");
-  probe_row.device      = time_probe(ctx, in);
-  results.push_back(std::move(probe_row));
-
-  const std::string default_name = default_label + shape_name<rk::default_tuning, T>();
-  results.push_back(measure_rk(ctx, type, log2, default_name, rk::single_pass, in, T{}, rk::plus{}, want, "CUB"));
+  std::vector<contender> contenders = {cub_contender(ctx, cub, in, "cub"), probe_contender(ctx, in)};
+  const std::string default_name    = default_label + shape_name<rk::default_tuning, T>();
+  contenders.push_back(
+    checked_rk_contender(ctx, type, log2, default_name, rk::single_pass, in, T{}, rk::plus{}, want, "CUB"));
   std::apply(
     [&](auto... shapes) {
-      (results.push_back(measure_rk(ctx, type, log2, shape_name<decltype(shapes), T>(),
-                                    rk::single_pass.tuned<decltype(shapes)>(), in, T{}, rk::plus{}, want, "CUB")),
+      (contenders.push_back(checked_rk_contender(ctx, type, log2, shape_name<decltype(shapes), T>(),
+                                                 rk::single_pass.tuned<decltype(shapes)>(), in, T{}, rk::plus{},
+                                                 want, "CUB")),
        ...);
     },
     sweep_shapes{});
+  for (auto& row : measure_interleaved<T>(ctx, type, log2, contenders))
+  {
+    results.push_back(std::move(row));
+  }
 }
 
 /// The rows of one type: per size, CUB, the probe, the default shape and the grid.
 void print_type(const std::string& type, const std::vector<int>& log2_sizes, const std::vector<measurement>& results)
 {
-  markdown_table table({"n", "variant", "us/call", "GB/s", "% probe", "vs CUB"}, 2);
+  markdown_table table({"n", "variant", "us/call", "spread %", "GB/s", "% probe", "vs CUB"}, 2);
   markdown_table best({"n", "fastest shape", "us/call", "% probe", "vs default"}, 2);
   for (const int log2 : log2_sizes)
   {
@@ -84,8 +87,9 @@ void print_type(const std::string& type, const std::vector<int>& log2_sizes, con
       {
         continue;
       }
-      table.add_row({power_of_two(log2), m.impl, fixed(m.device->median_us, 2), fixed(m.gbps(), 1),
-                     relative_speed(m, probe, 100, 1), relative_speed(m, cub, 1, 2)});
+      table.add_row({power_of_two(log2), m.impl, fixed(m.device->median_us, 2),
+                     fixed(spread_percent(m.device->samples_us), 1), fixed(m.gbps(), 1),
+                     relative_speed(results, m, probe, 100, 1), relative_speed(results, m, cub, 1, 2)});
       const bool is_default = m.impl.rfind(default_label, 0) == 0;
       const bool is_shape   = !is_default && m.impl != "cub" && m.impl != "probe";
       if (is_default)
@@ -100,7 +104,8 @@ void print_type(const std::string& type, const std::vector<int>& log2_sizes, con
     if (fastest != nullptr)
     {
       best.add_row({power_of_two(log2), fastest->impl, fixed(fastest->device->median_us, 2),
-                    relative_speed(*fastest, probe, 100, 1), relative_speed(*fastest, default_row, 1, 2)});
+                    relative_speed(results, *fastest, probe, 100, 1),
+                    relative_speed(results, *fastest, default_row, 1, 2)});
     }
   }
   std::cout << "\n## " << type << " sum, rk::single_pass\n\n"
