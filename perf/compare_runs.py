@@ -4,8 +4,10 @@ issue 7 asks that two runs of the suite give the same targets table.
 
     python3 perf/compare_runs.py run1.json run2.json
 
-A target agrees when every run gives it the same status and the runs' quartile intervals of its
-worst case overlap. Exit status 0 when all agree, 1 otherwise. Needs only the standard library.
+A target's verdict flips when one run says PASS and another MISS ("within noise" is compatible
+with either: that run could not tell). A second column says whether the runs' quartile intervals
+of the worst case overlap, which is stricter: the figure itself, not only the verdict, repeated.
+Exit status 0 when no verdict flips, 1 otherwise. Needs only the standard library.
 """
 
 import argparse
@@ -23,9 +25,9 @@ def main():
             runs.append({t["name"]: t for t in json.load(f)["targets"]})
 
     names = list(dict.fromkeys(name for run in runs for name in run))
-    header = ["target"] + [f"run {i + 1}" for i in range(len(runs))] + ["agree"]
+    header = ["target"] + [f"run {i + 1}" for i in range(len(runs))] + ["verdict", "intervals overlap"]
     rows = []
-    disagreements = 0
+    flips = overlapping = 0
     for name in names:
         entries = [run.get(name) for run in runs]
         cells = []
@@ -35,19 +37,21 @@ def main():
             else:
                 cells.append(f"{t['value']:.3f} [{t['low']:.3f}-{t['high']:.3f}] {t['status']} ({t['where']})")
         present = [t for t in entries if t is not None and t.get("value") is not None]
-        same_status = len({t["status"] for t in present}) <= 1
-        overlap = not present or max(t["low"] for t in present) <= min(t["high"] for t in present)
-        agree = len(present) == len(entries) and same_status and overlap
-        disagreements += not agree
-        rows.append([name] + cells + ["yes" if agree else "NO"])
+        statuses = {t["status"] for t in present}
+        flipped = len(present) != len(entries) or {"PASS", "MISS"} <= statuses
+        overlap = bool(present) and max(t["low"] for t in present) <= min(t["high"] for t in present)
+        flips += flipped
+        overlapping += overlap
+        rows.append([name] + cells + ["FLIPS" if flipped else "same", "yes" if overlap else "no"])
 
     widths = [max(len(str(r[c])) for r in [header] + rows) for c in range(len(header))]
     for i, row in enumerate([header] + rows):
         print("| " + " | ".join(str(cell).ljust(widths[c]) for c, cell in enumerate(row)) + " |")
         if i == 0:
             print("| " + " | ".join("-" * w for w in widths) + " |")
-    print(f"\n{len(names) - disagreements} of {len(names)} targets agree")
-    sys.exit(1 if disagreements else 0)
+    print(f"\n{len(names) - flips} of {len(names)} verdicts agree across the runs; "
+          f"{overlapping} of {len(names)} worst-case intervals overlap")
+    sys.exit(1 if flips else 0)
 
 
 if __name__ == "__main__":
