@@ -489,6 +489,28 @@ struct owner_device
   int owner;
 };
 
+/// Whether `device` (the current one) has peer access to `owner`'s memory turned on. The driver's
+/// access flags read "read-write" for every cudaMalloc range whether it is on or not (seen on two
+/// H200s), so the sure test is to ask for it: cudaErrorPeerAccessAlreadyEnabled means it is on;
+/// success means it was off, and it is turned off again, leaving the program's state as it was.
+bool peer_access_enabled(int device, int owner)
+{
+  int can_access = 0;
+  if (cudaDeviceCanAccessPeer(&can_access, device, owner) != cudaSuccess || can_access == 0)
+  {
+    cudaGetLastError();
+    return false;
+  }
+  const cudaError_t probe = cudaDeviceEnablePeerAccess(owner, 0);
+  if (probe == cudaSuccess)
+  {
+    ignore_error(cudaDeviceDisablePeerAccess(owner));
+    return false;
+  }
+  cudaGetLastError();
+  return probe == cudaErrorPeerAccessAlreadyEnabled;
+}
+
 /// What the driver says of `address` seen from `device`: readable device or managed memory
 /// (cached), another GPU's memory without access, or unknown (host memory of any kind: the
 /// runtime query below classifies it).
@@ -518,30 +540,9 @@ owner_device driver_access(std::uintptr_t address, int device)
   {
     return {access::unknown, -1};
   }
-  if (type == CU_MEMORYTYPE_DEVICE && owner != device)
+  if (type == CU_MEMORYTYPE_DEVICE && owner != device && !peer_access_enabled(device, owner))
   {
-    // Another GPU's memory: readable only through peer access, which the driver reports as this
-    // context's access flags on the range.
-    CUpointer_attribute flags_attribute = CU_POINTER_ATTRIBUTE_ACCESS_FLAGS;
-    unsigned long long flags            = 0;
-    void* flags_value[]                 = {&flags};
-    if (query(1, &flags_attribute, flags_value, static_cast<CUdeviceptr>(address)) == CUDA_SUCCESS)
-    {
-      if (flags == CU_POINTER_ATTRIBUTE_ACCESS_FLAG_NONE)
-      {
-        return {access::no_peer_access, owner};
-      }
-    }
-    else
-    {
-      int can_access = 0;
-      cudaDeviceCanAccessPeer(&can_access, device, owner);
-      cudaGetLastError();
-      if (can_access == 0)
-      {
-        return {access::no_peer_access, owner};
-      }
-    }
+    return {access::no_peer_access, owner};
   }
   accessible_ranges[next_range++ % accessible_ranges.size()] = {
     static_cast<std::uintptr_t>(start), static_cast<std::uintptr_t>(start) + size, device};
