@@ -70,6 +70,17 @@ void throw_allocation_error(cudaError_t code, std::size_t bytes, const char* wha
   throw cuda_error(code, "rk: allocating " + std::to_string(bytes) + " bytes of " + what);
 }
 
+/// A buffer that work already enqueued on some stream may still use, kept until an event recorded
+/// behind that work has completed; then a new scratch takes it over instead of allocating. This
+/// is how scratch outlives a thread or a stream's growth without waiting for anything.
+struct parked_buffer
+{
+  int device;
+  void* ptr;
+  std::size_t bytes;
+  cudaEvent_t done; // null if no event could be recorded: reused only by release_cached_memory
+};
+
 /// One stream's (or one thread's per-thread stream's) cached scratch. Plain cudaMalloc, not the
 /// stream-ordered allocator: a thread that exits while a stream-ordered allocation or free is
 /// pending on its per-thread stream hangs in CUDA's own thread teardown (seen on an H100 with
@@ -82,34 +93,10 @@ struct stream_scratch
   void* buffer                 = nullptr;
   std::size_t result_capacity  = 0;
   std::size_t partial_capacity = 0;
-  std::vector<void*> retired; // outgrown buffers kernels on `stream` may still use
 
-  /// Waits for the stream, then frees: for a thread's scratch when the thread exits.
-  void drain_and_free() noexcept
+  std::size_t bytes() const
   {
-    int current = 0;
-    ignore_error(cudaGetDevice(&current));
-    ignore_error(cudaSetDevice(device)); // a per-thread handle names this device's stream only while it is current
-    ignore_error(cudaStreamSynchronize(stream));
-    free_now();
-    ignore_error(cudaSetDevice(current));
-  }
-
-  /// Synchronous (cudaFree waits for the device): for release_cached_memory, which runs while no
-  /// rk call is in flight, and after drain_and_free's wait.
-  void free_now() noexcept
-  {
-    retired.push_back(buffer);
-    for (void* old : retired)
-    {
-      if (old != nullptr)
-      {
-        ignore_error(cudaFree(old));
-      }
-    }
-    retired.clear();
-    buffer          = nullptr;
-    result_capacity = partial_capacity = 0;
+    return counters_bytes + result_capacity + partial_capacity;
   }
 };
 
@@ -130,16 +117,35 @@ struct scratch_cache
   // --default-stream per-thread also means so (for the legacy default stream it only costs one
   // scratch per thread).
   std::map<std::tuple<int, cudaStream_t, const thread_scratch_owner*>, std::unique_ptr<stream_scratch>> entries;
+  std::vector<parked_buffer> parked;
 
   ~scratch_cache()
   {
+    free_everything();
+  }
+
+  /// Synchronous (cudaFree waits for the device): for release_cached_memory, which runs while no
+  /// rk call is in flight, and for the end of the process.
+  void free_everything() noexcept
+  {
+    relaxed_capture_mode relaxed;
     for (auto& [key, entry] : entries)
     {
-      entry->free_now();
+      ignore_error(cudaFree(entry->buffer));
+      entry->buffer          = nullptr;
+      entry->result_capacity = entry->partial_capacity = 0;
     }
+    for (const parked_buffer& p : parked)
+    {
+      ignore_error(cudaFree(p.ptr));
+      if (p.done != nullptr)
+      {
+        ignore_error(cudaEventDestroy(p.done));
+      }
+    }
+    parked.clear();
   }
 };
-
 scratch_cache& the_cache()
 {
   static scratch_cache cache;
@@ -156,31 +162,81 @@ struct last_entry
 };
 thread_local last_entry last_used;
 
-thread_scratch_owner::~thread_scratch_owner()
+/// Set when this thread's owner is gone: an rk call made later in the thread's exit (from another
+/// thread_local's destructor) takes one-off scratch instead of re-creating an entry nobody erases.
+thread_local bool owner_gone = false;
+
+/// Parks `ptr` (on `device`) behind the work enqueued so far on `stream`. Call with the cache's
+/// lock held.
+void park(scratch_cache& cache, int device, void* ptr, std::size_t bytes, cudaStream_t stream) noexcept
 {
-  std::vector<std::unique_ptr<stream_scratch>> mine;
+  if (ptr == nullptr)
   {
-    auto& cache = the_cache();
-    std::lock_guard<std::mutex> guard(cache.mutex);
-    for (auto it = cache.entries.begin(); it != cache.entries.end();)
+    return;
+  }
+  relaxed_capture_mode relaxed;
+  int current = 0;
+  ignore_error(cudaGetDevice(&current));
+  ignore_error(cudaSetDevice(device)); // a per-thread handle names this device's stream only while it is current
+  cudaEvent_t done = nullptr;
+  if (cudaEventCreateWithFlags(&done, cudaEventDisableTiming) != cudaSuccess
+      || cudaEventRecord(done, stream) != cudaSuccess)
+  {
+    cudaGetLastError();
+    if (done != nullptr)
     {
-      if (std::get<2>(it->first) == this)
-      {
-        mine.push_back(std::move(it->second));
-        it = cache.entries.erase(it);
-      }
-      else
-      {
-        ++it;
-      }
+      ignore_error(cudaEventDestroy(done));
+      done = nullptr;
     }
   }
-  // Outside the cache's lock: the wait for this thread's streams holds up no other thread.
-  for (auto& entry : mine)
+  ignore_error(cudaSetDevice(current));
+  try
   {
-    entry->drain_and_free();
+    cache.parked.push_back({device, ptr, bytes, done});
   }
-  last_used = last_entry{};
+  catch (...)
+  {
+    // Out of host memory: the buffer is lost to the process, never handed to anyone.
+  }
+}
+
+/// A parked buffer of at least `bytes` on `device` whose work is done, or null.
+parked_buffer take_parked(scratch_cache& cache, int device, std::size_t bytes) noexcept
+{
+  for (auto it = cache.parked.begin(); it != cache.parked.end(); ++it)
+  {
+    if (it->device == device && it->bytes >= bytes && it->done != nullptr && cudaEventQuery(it->done) == cudaSuccess)
+    {
+      const parked_buffer found = *it;
+      cache.parked.erase(it);
+      ignore_error(cudaEventDestroy(found.done));
+      return found;
+    }
+  }
+  return {device, nullptr, 0, nullptr};
+}
+
+thread_scratch_owner::~thread_scratch_owner()
+{
+  // Parked, not freed: the exit waits for nothing, and the next scratch takes the buffers over
+  // once the work this thread left behind is done.
+  auto& cache = the_cache();
+  std::lock_guard<std::mutex> guard(cache.mutex);
+  for (auto it = cache.entries.begin(); it != cache.entries.end();)
+  {
+    if (std::get<2>(it->first) == this)
+    {
+      stream_scratch& entry = *it->second;
+      park(cache, entry.device, entry.buffer, entry.bytes(), entry.stream);
+      it = cache.entries.erase(it);
+    }
+    else
+    {
+      ++it;
+    }
+  }
+  last_used  = last_entry{};
+  owner_gone = true;
 }
 
 stream_scratch& cached_scratch(int device, cudaStream_t stream)
@@ -219,6 +275,28 @@ void* allocate_scratch(std::size_t bytes, cudaStream_t stream, bool captured)
     throw cuda_error(zeroed, "rk: zeroing scratch counters");
   }
   return buffer;
+}
+
+/// Scratch of at least `bytes` for eager calls on `stream`: a parked buffer whose work is done, or
+/// a new one; counters zeroed in stream order either way.
+void* reuse_or_allocate(int device, std::size_t bytes, cudaStream_t stream)
+{
+  parked_buffer reused{};
+  {
+    auto& cache = the_cache();
+    std::lock_guard<std::mutex> guard(cache.mutex);
+    reused = take_parked(cache, device, bytes);
+  }
+  if (reused.ptr == nullptr)
+  {
+    return allocate_scratch(bytes, stream, false);
+  }
+  if (const cudaError_t zeroed = cudaMemsetAsync(reused.ptr, 0, counters_bytes, stream); zeroed != cudaSuccess)
+  {
+    ignore_error(cudaFree(reused.ptr));
+    throw cuda_error(zeroed, "rk: zeroing scratch counters");
+  }
+  return reused.ptr;
 }
 
 cudaStreamCaptureStatus capture_status(cudaStream_t stream)
@@ -264,23 +342,29 @@ const device_facts& current_device_facts()
   return facts[device];
 }
 
-scratch_lease::scratch_lease(std::unique_lock<std::mutex> lock, cudaStream_t stream, void* graph_owned, void* base,
-                             std::size_t result_capacity)
+scratch_lease::scratch_lease(owner whose, std::unique_lock<std::mutex> lock, cudaStream_t stream, int device, void* base,
+                             std::size_t bytes, std::size_t result_capacity)
     : counters(static_cast<sync_counters*>(base))
     , result(static_cast<unsigned char*>(base) + counters_bytes)
     , partials(static_cast<unsigned char*>(base) + counters_bytes + result_capacity)
+    , owner_(whose)
     , lock_(std::move(lock))
     , stream_(stream)
-    , graph_owned_(graph_owned)
+    , device_(device)
+    , base_(base)
+    , bytes_(bytes)
 {}
 
 scratch_lease::scratch_lease(scratch_lease&& other) noexcept
     : counters(other.counters)
     , result(other.result)
     , partials(other.partials)
+    , owner_(std::exchange(other.owner_, owner::stream_cache))
     , lock_(std::move(other.lock_))
     , stream_(other.stream_)
-    , graph_owned_(std::exchange(other.graph_owned_, nullptr))
+    , device_(other.device_)
+    , base_(std::exchange(other.base_, nullptr))
+    , bytes_(other.bytes_)
 {}
 
 scratch_lease& scratch_lease::operator=(scratch_lease&& other) noexcept
@@ -293,13 +377,17 @@ scratch_lease& scratch_lease::operator=(scratch_lease&& other) noexcept
     }
     catch (...)
     {
+      cudaGetLastError();
     }
-    counters     = other.counters;
-    result       = other.result;
-    partials     = other.partials;
-    lock_        = std::move(other.lock_);
-    stream_      = other.stream_;
-    graph_owned_ = std::exchange(other.graph_owned_, nullptr);
+    counters = other.counters;
+    result   = other.result;
+    partials = other.partials;
+    owner_   = std::exchange(other.owner_, owner::stream_cache);
+    lock_    = std::move(other.lock_);
+    stream_  = other.stream_;
+    device_  = other.device_;
+    base_    = std::exchange(other.base_, nullptr);
+    bytes_   = other.bytes_;
   }
   return *this;
 }
@@ -322,9 +410,17 @@ void scratch_lease::close()
   {
     lock_.unlock();
   }
-  if (void* owned = std::exchange(graph_owned_, nullptr))
+  const owner whose = std::exchange(owner_, owner::stream_cache);
+  void* base        = std::exchange(base_, nullptr);
+  if (whose == owner::graph)
   {
-    throw_on_error(cudaFreeAsync(owned, stream_), "rk: capturing the free of graph-owned scratch");
+    throw_on_error(cudaFreeAsync(base, stream_), "rk: capturing the free of graph-owned scratch");
+  }
+  else if (whose == owner::one_off)
+  {
+    auto& cache = the_cache();
+    std::lock_guard<std::mutex> guard(cache.mutex);
+    park(cache, device_, base, bytes_, stream_);
   }
 }
 
@@ -332,12 +428,20 @@ scratch_lease lease_scratch(int device, cudaStream_t stream, std::size_t result_
 {
   const std::size_t result_need  = round_up(std::max(result_bytes, min_result_bytes), 256);
   const std::size_t partial_need = round_up(std::max<std::size_t>(partial_bytes, 1), 256);
+  const std::size_t need         = counters_bytes + result_need + partial_need;
   if (capture_status(stream) == cudaStreamCaptureStatusActive)
   {
     // Captured: allocation, counter reset and free become nodes of the graph, which then owns its
     // scratch; the stream's cached scratch is never embedded in a graph.
-    void* owned = allocate_scratch(counters_bytes + result_need + partial_need, stream, true);
-    return scratch_lease(std::unique_lock<std::mutex>{}, stream, owned, owned, result_need);
+    void* owned = allocate_scratch(need, stream, true);
+    return scratch_lease(scratch_lease::owner::graph, {}, stream, device, owned, need, result_need);
+  }
+  const bool per_thread_handle = stream == nullptr || stream == cudaStreamPerThread;
+  if (per_thread_handle && owner_gone)
+  {
+    relaxed_capture_mode relaxed;
+    void* once = reuse_or_allocate(device, need, stream);
+    return scratch_lease(scratch_lease::owner::one_off, {}, stream, device, once, need, result_need);
   }
 
   stream_scratch& entry = cached_scratch(device, stream);
@@ -347,15 +451,20 @@ scratch_lease lease_scratch(int device, cudaStream_t stream, std::size_t result_
     const std::size_t result_capacity  = std::max(result_need, entry.result_capacity);
     const std::size_t partial_capacity = std::max({partial_need, min_partial_bytes, 2 * entry.partial_capacity});
     relaxed_capture_mode relaxed;
-    void* fresh = allocate_scratch(counters_bytes + result_capacity + partial_capacity, stream, false);
-    // Kernels on the stream may still use the old buffer: keep it until the stream's scratch is
-    // freed. Capacities grow geometrically, so what is kept stays below what is in use.
-    entry.retired.push_back(entry.buffer);
+    const std::size_t bytes = counters_bytes + result_capacity + partial_capacity;
+    void* fresh             = reuse_or_allocate(device, bytes, stream);
+    {
+      // Kernels on the stream may still use the old buffer: park it behind them.
+      auto& cache = the_cache();
+      std::lock_guard<std::mutex> guard(cache.mutex);
+      park(cache, device, entry.buffer, entry.bytes(), stream);
+    }
     entry.buffer           = fresh;
     entry.result_capacity  = result_capacity;
     entry.partial_capacity = partial_capacity;
   }
-  return scratch_lease(std::move(lock), stream, nullptr, entry.buffer, entry.result_capacity);
+  return scratch_lease(scratch_lease::owner::stream_cache, std::move(lock), stream, device, entry.buffer,
+                       entry.bytes(), entry.result_capacity);
 }
 
 void check_not_capturing(cudaStream_t stream, const char* what)
@@ -492,7 +601,9 @@ struct owner_device
 /// Whether `device` (the current one) has peer access to `owner`'s memory turned on. The driver's
 /// access flags read "read-write" for every cudaMalloc range whether it is on or not (seen on two
 /// H200s), so the sure test is to ask for it: cudaErrorPeerAccessAlreadyEnabled means it is on;
-/// success means it was off, and it is turned off again, leaving the program's state as it was.
+/// success means it was off, and it is turned off again, leaving the program's state as it was
+/// (a thread of the caller's that turns it on at that very moment could see it turned off again:
+/// enable peer access before calling rk on another GPU's memory).
 bool peer_access_enabled(int device, int owner)
 {
   int can_access = 0;
@@ -501,6 +612,7 @@ bool peer_access_enabled(int device, int owner)
     cudaGetLastError();
     return false;
   }
+  relaxed_capture_mode relaxed;
   const cudaError_t probe = cudaDeviceEnablePeerAccess(owner, 0);
   if (probe == cudaSuccess)
   {
@@ -540,9 +652,10 @@ owner_device driver_access(std::uintptr_t address, int device)
   {
     return {access::unknown, -1};
   }
-  if (type == CU_MEMORYTYPE_DEVICE && owner != device && !peer_access_enabled(device, owner))
+  if (type == CU_MEMORYTYPE_DEVICE && owner != device)
   {
-    return {access::no_peer_access, owner};
+    // Not cached: peer access can be turned off again, and the next call must see that.
+    return {peer_access_enabled(device, owner) ? access::yes : access::no_peer_access, owner};
   }
   accessible_ranges[next_range++ % accessible_ranges.size()] = {
     static_cast<std::uintptr_t>(start), static_cast<std::uintptr_t>(start) + size, device};
@@ -586,6 +699,14 @@ void check_device_accessible(const void* p, const char* what, const device_facts
                               "ATS); pass device memory (thrust::device_vector, cudaMalloc), managed or pinned "
                               "memory, or use rk::host");
   }
+  if (attributes.type == cudaMemoryTypeHost && attributes.devicePointer != nullptr && attributes.devicePointer != p)
+  {
+    // Pinned or registered memory mapped at another address for the GPU (systems without
+    // cudaDevAttrCanUseHostPointerForRegisteredMem): the kernels would read the host address.
+    throw host_memory_error(std::string("rk: ") + what
+                            + " is pinned host memory that the GPU sees at another address; pass the device "
+                              "pointer cudaHostGetDevicePointer gives for it");
+  }
 }
 } // namespace rk::detail
 
@@ -594,11 +715,8 @@ void rk::release_cached_memory()
   {
     auto& cache = detail::the_cache();
     std::lock_guard<std::mutex> guard(cache.mutex);
-    for (auto& [key, entry] : cache.entries)
-    {
-      std::lock_guard<std::mutex> entry_guard(entry->mutex);
-      entry->free_now();
-    }
+    cache.free_everything(); // no rk call is in flight (the contract), so no entry is leased
+
   }
   auto& pool = detail::the_pinned_pool();
   std::lock_guard<std::mutex> guard(pool.mutex);

@@ -45,7 +45,9 @@ struct to_value_index
   {
     // Many ties, the smallest value first seen far from the start.
     const auto hashed = static_cast<std::uint32_t>(i * 2654435761u) >> 20;
-    return value_index(i == 777'777 ? -1.0f : static_cast<float>(hashed % 1000), static_cast<std::int32_t>(i));
+    // The minimum, -1, twice: the first one's index must win, whichever order blocks combine in.
+    const bool minimum = i == 777'777 || i == 2'345'678;
+    return value_index(minimum ? -1.0f : static_cast<float>(hashed % 1000), static_cast<std::int32_t>(i));
   }
 };
 
@@ -161,6 +163,14 @@ RK_GPU_TEST_CASE("pairs at an address 16-byte vectors cannot reach in step are r
   CHECK(rk::reduce(rk::device, shifted, shifted + n, init, pair_sum{}) == expected(1));
   CHECK(rk::reduce(rk::two_pass, shifted, shifted + n, init, pair_sum{}) == expected(1));
   CHECK(rk::reduce(rk::device, aligned, aligned + n, init, pair_sum{}) == expected(0));
+  // The call's own choice of input: the element-by-element reader, for the whole grid.
+  const auto& device = rk::detail::current_device_facts();
+  rk::detail::with_kernel_input(shifted, &device, [](auto input) {
+    CHECK(std::is_same_v<decltype(input), rk::detail::element_pointer<int_pair>>);
+  });
+  rk::detail::with_kernel_input(aligned, &device, [](auto input) {
+    CHECK(std::is_same_v<decltype(input), const int_pair*>);
+  });
   const auto slow = rk::explain(rk::device, shifted, shifted + n, init, pair_sum{});
   CHECK(slow.reason.find("one element at a time") != std::string::npos);
   CHECK(slow.reason.find("not of its size") != std::string::npos);

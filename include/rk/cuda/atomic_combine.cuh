@@ -11,7 +11,6 @@
 #include <cuda/std/functional>
 #include <cuda/std/type_traits>
 
-#include <functional>
 #include <type_traits>
 
 namespace rk::detail
@@ -32,8 +31,8 @@ constexpr atomic_kind atomic_kind_of()
 {
   using std::is_same_v;
   // clang-format off
-  if constexpr (is_same_v<Op, rk::plus> || is_same_v<Op, std::plus<T>> || is_same_v<Op, std::plus<>>
-                || is_same_v<Op, ::cuda::std::plus<T>> || is_same_v<Op, ::cuda::std::plus<>>)
+  // The std:: function objects never get here: dispatch maps them to their cuda::std:: twins.
+  if constexpr (is_same_v<Op, rk::plus> || is_same_v<Op, ::cuda::std::plus<T>> || is_same_v<Op, ::cuda::std::plus<>>)
     return atomic_kind::add;
   else if constexpr (!std::is_integral_v<T>)
     return atomic_kind::compare_and_swap; // float min/max keep rk::minimum's NaN rule through CAS
@@ -41,14 +40,11 @@ constexpr atomic_kind atomic_kind_of()
     return atomic_kind::min;
   else if constexpr (is_same_v<Op, rk::maximum> || is_same_v<Op, ::cuda::maximum<T>> || is_same_v<Op, ::cuda::maximum<>>)
     return atomic_kind::max;
-  else if constexpr (is_same_v<Op, rk::bit_and> || is_same_v<Op, std::bit_and<T>> || is_same_v<Op, std::bit_and<>>
-                     || is_same_v<Op, ::cuda::std::bit_and<T>> || is_same_v<Op, ::cuda::std::bit_and<>>)
+  else if constexpr (is_same_v<Op, rk::bit_and> || is_same_v<Op, ::cuda::std::bit_and<T>> || is_same_v<Op, ::cuda::std::bit_and<>>)
     return atomic_kind::bit_and;
-  else if constexpr (is_same_v<Op, rk::bit_or> || is_same_v<Op, std::bit_or<T>> || is_same_v<Op, std::bit_or<>>
-                     || is_same_v<Op, ::cuda::std::bit_or<T>> || is_same_v<Op, ::cuda::std::bit_or<>>)
+  else if constexpr (is_same_v<Op, rk::bit_or> || is_same_v<Op, ::cuda::std::bit_or<T>> || is_same_v<Op, ::cuda::std::bit_or<>>)
     return atomic_kind::bit_or;
-  else if constexpr (is_same_v<Op, rk::bit_xor> || is_same_v<Op, std::bit_xor<T>> || is_same_v<Op, std::bit_xor<>>
-                     || is_same_v<Op, ::cuda::std::bit_xor<T>> || is_same_v<Op, ::cuda::std::bit_xor<>>)
+  else if constexpr (is_same_v<Op, rk::bit_xor> || is_same_v<Op, ::cuda::std::bit_xor<T>> || is_same_v<Op, ::cuda::std::bit_xor<>>)
     return atomic_kind::bit_xor;
   else
     return atomic_kind::compare_and_swap;

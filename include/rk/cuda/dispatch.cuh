@@ -137,10 +137,10 @@ constexpr void check_gpu_call()
 
 /// Calls `f` with what the kernels read for `first`: the raw pointer behind a contiguous iterator
 /// (checked to be readable by the current device where Thrust does not already know it to be
-/// device memory), an element_pointer where 16-byte vectors cannot reach the items in step, or
-/// the iterator itself.
+/// device memory, unless `device` is null: rk::explain runs nothing), an element_pointer where
+/// 16-byte vectors cannot reach the items in step, or the iterator itself.
 template <class InputIt, class F>
-decltype(auto) with_kernel_input(InputIt first, const device_facts& device, F&& f)
+decltype(auto) with_kernel_input(InputIt first, const device_facts* device, F&& f)
 {
   auto input = to_kernel_input(first);
   using input_type = decltype(input);
@@ -149,7 +149,10 @@ decltype(auto) with_kernel_input(InputIt first, const device_facts& device, F&& 
     using system = typename thrust::iterator_system<InputIt>::type;
     if constexpr (!std::is_same_v<system, thrust::device_system_tag>)
     {
-      check_device_accessible(input, "the input range", device);
+      if (device != nullptr)
+      {
+        check_device_accessible(input, "the input range", *device);
+      }
     }
     using item = std::remove_cv_t<std::remove_pointer_t<input_type>>;
     if constexpr (may_straddle_vectors_v<item>)
@@ -177,7 +180,8 @@ decltype(auto) with_launcher(std::int64_t n, bool atomic_usable, F&& f)
   {
     return f(atomic_launcher<Provider, Input, T, Op>{});
   }
-  else if constexpr (Backend == gpu_backend::single_pass || !ResultInDevice || !atomic_eligible_v<T, Op>)
+  else if constexpr (Backend == gpu_backend::single_pass || !ResultInDevice || !atomic_eligible_v<T, Op>
+                     || !prefers_atomic_v<T, Op>)
   {
     (void) n;
     (void) atomic_usable;
@@ -249,7 +253,7 @@ T reduce_dispatch(const gpu_policy<Backend, Provider>& policy, InputIt first, In
   detail::check_not_capturing(policy.stream, "rk::reduce");
   const detail::device_facts& device = detail::current_device_facts();
   const detail::pinned_slot result   = detail::acquire_pinned_slot();
-  detail::with_kernel_input(first, device, [&](auto input) {
+  detail::with_kernel_input(first, &device, [&](auto input) {
     detail::enqueue_reduction<Backend, false, Provider>(input, n, init, static_cast<T*>(result.get()), op,
                                                          policy.stream, device);
   });
@@ -286,7 +290,7 @@ void reduce_into(const gpu_policy<Backend, Provider>& policy, InputIt first, Inp
                           "rk::reduce_into: storing init for an empty range", init, result);
     return;
   }
-  detail::with_kernel_input(first, device, [&](auto input) {
+  detail::with_kernel_input(first, &device, [&](auto input) {
     detail::enqueue_reduction<Backend, true, Provider>(input, n, init, result, op, policy.stream, device);
   });
 }
@@ -350,29 +354,20 @@ explanation explain_dispatch(const gpu_policy<Backend, Provider>&, InputIt first
   reason += std::string("; atomic route: ") + (detail::has_atomic_route_v<T, Op> ? "yes" : "no");
 
   // The same choice of kernel input as the call makes, without its device-access check.
-  auto describe_loads = [&](auto input, const char* why) {
-    using agent = detail::reduce_agent<Provider, decltype(input), T>;
-    reason += std::string("; loads: ") + (agent::vectorized ? "16-byte vectors" : "one element at a time") + why;
+  detail::with_kernel_input(first, nullptr, [&](auto input) {
+    using input_type = decltype(input);
+    using agent      = detail::reduce_agent<Provider, input_type, T>;
+    // A pointer read through element_pointer: its items straddle 16-byte vectors.
+    constexpr bool straddling = std::is_pointer_v<detail::kernel_input_t<InputIt>> && !std::is_pointer_v<input_type>;
+    reason += std::string("; loads: ") + (agent::vectorized ? "16-byte vectors" : "one element at a time");
+    if constexpr (straddling)
+    {
+      reason += " (the start address is a multiple of the item's alignment but not of its size, so vector loads "
+                "would straddle items)";
+    }
     reason += "; block " + std::to_string(agent::block_threads) + " threads, chunk "
             + std::to_string(agent::chunk_items) + " items per warp";
-  };
-  const auto input = detail::to_kernel_input(first);
-  if constexpr (std::is_pointer_v<std::remove_const_t<decltype(input)>>)
-  {
-    using item = std::remove_cv_t<std::remove_pointer_t<std::remove_const_t<decltype(input)>>>;
-    if constexpr (detail::may_straddle_vectors_v<item>)
-    {
-      if (reinterpret_cast<std::uintptr_t>(input) % sizeof(item) != 0)
-      {
-        describe_loads(detail::element_pointer<item>{input},
-                       " (the start address is a multiple of the item's alignment but not of its size, so vector "
-                       "loads would straddle items)");
-        e.reason = reason;
-        return e;
-      }
-    }
-  }
-  describe_loads(input, "");
+  });
   e.reason = reason;
   return e;
 }

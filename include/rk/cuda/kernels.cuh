@@ -111,8 +111,8 @@ __global__ void __launch_bounds__(Agent::block_threads)
     is_last               = before == gridDim.x - 1;
     if (is_last)
     {
-      // Take back exactly what this grid added (not a store of 0), so the word returns to zero
-      // whatever else has touched it.
+      // Every block has arrived: take back what this grid added. The word is zero between
+      // calls because no two grids that can overlap share scratch (rk/cuda/runtime.cuh).
       arrivals.fetch_sub(gridDim.x, ::cuda::std::memory_order_relaxed);
     }
   }
@@ -149,7 +149,8 @@ __global__ void __launch_bounds__(Agent::block_threads)
   // op(init, its result) and raises `ready`; the others wait for that, then combine atomically.
   // The first arrival is running (it took its ticket after finishing its range) and waits on
   // nothing, so the wait always ends. The last block to depart takes back what the grid added to
-  // each word, so the words are zero again for the next call.
+  // each word, so the words are zero again for the next user of this scratch (no two grids that
+  // can overlap share it: rk/cuda/runtime.cuh).
   using counter = ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>;
   counter arrivals(counters->atomic_arrivals);
   counter ready(counters->atomic_ready);

@@ -9,8 +9,8 @@
 ///  - an eager call on an ordinary stream: that stream's cached scratch (one per stream handle),
 ///    locked only while the call enqueues its work, so the stream orders its users;
 ///  - an eager call on a per-thread handle (0 and cudaStreamPerThread, which name a different
-///    stream in every thread): scratch owned by the calling thread, freed when the thread exits,
-///    once that thread's stream has drained;
+///    stream in every thread): scratch owned by the calling thread; at its exit the scratch is
+///    parked behind the work the thread left on its stream and reused once that work is done;
 ///  - a call made while its stream is being captured: scratch owned by the graph (an allocation
 ///    node, a memset node and a free node captured around the call), so every graph has its own
 ///    and replays of different graphs never meet;
@@ -55,7 +55,7 @@ inline constexpr std::size_t max_value_bytes = 256;
 
 /// The words the GPU backends synchronize through. Each kernel returns every word it raised to
 /// zero before it ends (by subtracting what its blocks added), so the next user of the scratch
-/// starts clean.
+/// starts clean; this holds because no two grids that can overlap share scratch.
 struct sync_counters
 {
   unsigned single_pass_arrivals;
@@ -69,25 +69,35 @@ struct sync_counters
 class scratch_lease
 {
 public:
+  /// Who the scratch belongs to, and so what close() does.
+  enum class owner
+  {
+    stream_cache, ///< the stream's (or thread's) cache: close() unlocks it
+    graph,        ///< the graph being captured: close() captures the free
+    one_off       ///< this call alone: close() parks it until the call's work is done
+  };
+
   sync_counters* counters = nullptr; ///< zero when the call's first kernel starts
   void* result            = nullptr; ///< result_bytes of device memory
   void* partials          = nullptr; ///< partial_bytes of device memory
 
   scratch_lease() = default;
-  scratch_lease(std::unique_lock<std::mutex> lock, cudaStream_t stream, void* graph_owned, void* base,
-                std::size_t result_capacity);
+  scratch_lease(owner whose, std::unique_lock<std::mutex> lock, cudaStream_t stream, int device, void* base,
+                std::size_t bytes, std::size_t result_capacity);
   scratch_lease(scratch_lease&&) noexcept;
   scratch_lease& operator=(scratch_lease&&) noexcept;
   ~scratch_lease();
 
-  /// Ends the lease: unlocks a stream's cached scratch, or enqueues the free of graph-owned
-  /// scratch behind the launches. Throws rk::cuda_error if that free cannot be enqueued.
+  /// Ends the lease (see `owner`). Throws rk::cuda_error if a graph's free cannot be captured.
   void close();
 
 private:
+  owner owner_ = owner::stream_cache;
   std::unique_lock<std::mutex> lock_;
   cudaStream_t stream_ = nullptr;
-  void* graph_owned_   = nullptr;
+  int device_          = 0;
+  void* base_          = nullptr;
+  std::size_t bytes_   = 0;
 };
 
 /// Scratch for a call on `stream` of the current device `device`, with at least the sizes asked
