@@ -1,8 +1,8 @@
 #pragma once
 /// \file
 /// rk, host-only subset: rk::reduce and rk::explain with rk::seq and rk::host, the operators of
-/// rk/functional.hpp and the exceptions of rk/error.hpp. Compiles with any C++17 compiler and
-/// needs no CUDA. For the GPU policies include <rk/reduce.cuh> instead (it includes this one).
+/// rk/functional.hpp, rk::check_operator and the exceptions of rk/error.hpp. Compiles with any
+/// C++17 compiler and needs no CUDA. For the GPU policies include <rk/reduce.cuh> instead (it includes this one).
 ///
 /// \code
 /// #include <rk/reduce.hpp>
@@ -11,6 +11,7 @@
 /// int m = rk::reduce(rk::seq, v.begin(), v.end(), 100, rk::minimum{}); // 1
 /// \endcode
 
+#include <rk/check_operator.hpp>
 #include <rk/detail/config.hpp>
 #include <rk/error.hpp>
 #include <rk/explain.hpp>
