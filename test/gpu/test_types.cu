@@ -86,6 +86,12 @@ RK_GPU_TEST_CASE("a commutative 8-byte user type with no default constructor, on
     expected = arg_min{}(expected, to_value_index{}(i));
   }
   REQUIRE(expected.index == 777'777);
+  // Marked commutative above: rk::check_operator agrees, ties and infinities included.
+  const auto inf   = std::numeric_limits<float>::infinity();
+  const auto check = rk::check_operator<value_index>(
+    arg_min{}, std::vector<value_index>{{1.0f, 3}, {1.0f, 2}, {-inf, 9}, {inf, 0}, {0.5f, 7}, {-inf, 4}});
+  CHECK(check.associative);
+  CHECK(check.commutative);
   const value_index init(std::numeric_limits<float>::infinity(), -1);
   CHECK(rk::reduce(rk::device, items, items + n, init, arg_min{}) == expected);
   CHECK(rk::reduce(rk::atomic, items, items + n, init, arg_min{}) == expected);
