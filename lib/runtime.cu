@@ -259,26 +259,31 @@ stream_scratch& cached_scratch(int device, cudaStream_t stream)
   return *slot;
 }
 
-/// Allocates `bytes` and zeroes its counters in stream order: in a capture, stream-ordered
-/// allocation (the graph's own nodes); otherwise plain device memory.
-void* allocate_scratch(std::size_t bytes, cudaStream_t stream, bool captured)
+/// Zeroes `buffer`'s counters in stream order; if that cannot be enqueued, frees the buffer (in
+/// stream order where it was allocated so) and throws.
+void* zero_counters(void* buffer, cudaStream_t stream, bool stream_ordered)
 {
-  void* buffer            = nullptr;
-  const cudaError_t code  = captured ? cudaMallocAsync(&buffer, bytes, stream) : cudaMalloc(&buffer, bytes);
-  if (code != cudaSuccess)
-  {
-    throw_allocation_error(code, bytes, "device scratch");
-  }
   if (const cudaError_t zeroed = cudaMemsetAsync(buffer, 0, counters_bytes, stream); zeroed != cudaSuccess)
   {
-    ignore_error(captured ? cudaFreeAsync(buffer, stream) : cudaFree(buffer));
+    ignore_error(stream_ordered ? cudaFreeAsync(buffer, stream) : cudaFree(buffer));
     throw cuda_error(zeroed, "rk: zeroing scratch counters");
   }
   return buffer;
 }
 
+/// Scratch of `bytes` for a call being captured: the graph's own allocation node.
+void* allocate_in_capture(std::size_t bytes, cudaStream_t stream)
+{
+  void* buffer = nullptr;
+  if (const cudaError_t code = cudaMallocAsync(&buffer, bytes, stream); code != cudaSuccess)
+  {
+    throw_allocation_error(code, bytes, "device scratch");
+  }
+  return zero_counters(buffer, stream, true);
+}
+
 /// Scratch of at least `bytes` for eager calls on `stream`: a parked buffer whose work is done, or
-/// a new one; counters zeroed in stream order either way.
+/// new plain device memory.
 void* reuse_or_allocate(int device, std::size_t bytes, cudaStream_t stream)
 {
   parked_buffer reused{};
@@ -287,16 +292,15 @@ void* reuse_or_allocate(int device, std::size_t bytes, cudaStream_t stream)
     std::lock_guard<std::mutex> guard(cache.mutex);
     reused = take_parked(cache, device, bytes);
   }
-  if (reused.ptr == nullptr)
+  void* buffer = reused.ptr;
+  if (buffer == nullptr)
   {
-    return allocate_scratch(bytes, stream, false);
+    if (const cudaError_t code = cudaMalloc(&buffer, bytes); code != cudaSuccess)
+    {
+      throw_allocation_error(code, bytes, "device scratch");
+    }
   }
-  if (const cudaError_t zeroed = cudaMemsetAsync(reused.ptr, 0, counters_bytes, stream); zeroed != cudaSuccess)
-  {
-    ignore_error(cudaFree(reused.ptr));
-    throw cuda_error(zeroed, "rk: zeroing scratch counters");
-  }
-  return reused.ptr;
+  return zero_counters(buffer, stream, false);
 }
 
 cudaStreamCaptureStatus capture_status(cudaStream_t stream)
@@ -355,43 +359,6 @@ scratch_lease::scratch_lease(owner whose, std::unique_lock<std::mutex> lock, cud
     , bytes_(bytes)
 {}
 
-scratch_lease::scratch_lease(scratch_lease&& other) noexcept
-    : counters(other.counters)
-    , result(other.result)
-    , partials(other.partials)
-    , owner_(std::exchange(other.owner_, owner::stream_cache))
-    , lock_(std::move(other.lock_))
-    , stream_(other.stream_)
-    , device_(other.device_)
-    , base_(std::exchange(other.base_, nullptr))
-    , bytes_(other.bytes_)
-{}
-
-scratch_lease& scratch_lease::operator=(scratch_lease&& other) noexcept
-{
-  if (this != &other)
-  {
-    try
-    {
-      close();
-    }
-    catch (...)
-    {
-      cudaGetLastError();
-    }
-    counters = other.counters;
-    result   = other.result;
-    partials = other.partials;
-    owner_   = std::exchange(other.owner_, owner::stream_cache);
-    lock_    = std::move(other.lock_);
-    stream_  = other.stream_;
-    device_  = other.device_;
-    base_    = std::exchange(other.base_, nullptr);
-    bytes_   = other.bytes_;
-  }
-  return *this;
-}
-
 scratch_lease::~scratch_lease()
 {
   try
@@ -433,7 +400,7 @@ scratch_lease lease_scratch(int device, cudaStream_t stream, std::size_t result_
   {
     // Captured: allocation, counter reset and free become nodes of the graph, which then owns its
     // scratch; the stream's cached scratch is never embedded in a graph.
-    void* owned = allocate_scratch(need, stream, true);
+    void* owned = allocate_in_capture(need, stream);
     return scratch_lease(scratch_lease::owner::graph, {}, stream, device, owned, need, result_need);
   }
   const bool per_thread_handle = stream == nullptr || stream == cudaStreamPerThread;

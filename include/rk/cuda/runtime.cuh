@@ -81,11 +81,11 @@ public:
   void* result            = nullptr; ///< result_bytes of device memory
   void* partials          = nullptr; ///< partial_bytes of device memory
 
-  scratch_lease() = default;
   scratch_lease(owner whose, std::unique_lock<std::mutex> lock, cudaStream_t stream, int device, void* base,
                 std::size_t bytes, std::size_t result_capacity);
-  scratch_lease(scratch_lease&&) noexcept;
-  scratch_lease& operator=(scratch_lease&&) noexcept;
+  /// Neither copied nor moved: lease_scratch returns it as a prvalue, and the call holds it.
+  scratch_lease(const scratch_lease&)            = delete;
+  scratch_lease& operator=(const scratch_lease&) = delete;
   ~scratch_lease();
 
   /// Ends the lease (see `owner`). Throws rk::cuda_error if a graph's free cannot be captured.
