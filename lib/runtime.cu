@@ -23,7 +23,7 @@ namespace
 constexpr int max_devices = 64;
 
 // Layout of a scratch buffer: [counters | result | partials], each part 256-byte aligned.
-constexpr std::size_t counters_bytes   = 256;
+constexpr std::size_t counters_bytes   = (sizeof(sync_counters) + 255) / 256 * 256;
 constexpr std::size_t min_result_bytes = 256;
 // Room for ~2000 partials of 8 bytes: a full grid on current GPUs, so most streams allocate once.
 constexpr std::size_t min_partial_bytes = 16 << 10;

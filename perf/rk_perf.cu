@@ -131,13 +131,15 @@ static_assert(std::is_trivially_copyable_v<affine> && sizeof(affine) == sizeof(s
 
 /// The implementations --impls can name. "affine" adds single_pass_affine and two_pass_affine
 /// to the int64 table.
-const std::vector<std::string> known_impls = {"device", "single_pass", "two_pass", "atomic", "affine",
-                                              "cub",    "thrust",      "probe"};
+const std::vector<std::string> known_impls = {"device", "single_pass", "two_pass", "atomic",      "affine",
+                                              "grid_ordered", "cub", "thrust", "probe"};
 
 /// The order rows appear in a table; rows of other names (the CUB peer's) follow in the order
 /// they were measured.
-const std::vector<std::string> table_order = {"device",  "single_pass", "two_pass", "atomic", "single_pass_affine",
-                                              "two_pass_affine", "cub", "thrust", "probe"};
+const std::vector<std::string> table_order = {"device",          "single_pass",       "two_pass",
+                                              "atomic",          "single_pass_affine", "two_pass_affine",
+                                              "single_pass_grid", "two_pass_grid",     "cub",
+                                              "thrust",          "probe"};
 
 #ifdef RK_PERF_PEER_EXE
 /// The peer executable built beside rk_perf (perf/CMakeLists.txt), run unless --peer or --no-peer.
@@ -348,6 +350,19 @@ private:
     add_rk("single_pass", rk::single_pass);
     add_rk("two_pass", rk::two_pass);
     add_rk("atomic", rk::atomic);
+    if (opt_.wants("grid_ordered"))
+    {
+      // rk before the reproducible tree (issue 9): the same shapes with the grid-ordered tree.
+      const auto want_for = [&](const auto& policy) {
+        return std::is_floating_point_v<T> ? rk_result(ctx_, policy, in, T{}, rk::plus{}) : want;
+      };
+      const auto single_grid = rk::single_pass.tuned<rk::grid_ordered_tuning>();
+      const auto two_grid    = rk::two_pass.tuned<rk::grid_ordered_tuning>();
+      device_calls.push_back(checked_rk_contender(ctx_, type, log2, "single_pass_grid", single_grid, in, T{},
+                                                  rk::plus{}, want_for(single_grid), "itself (grid-ordered floats)"));
+      device_calls.push_back(checked_rk_contender(ctx_, type, log2, "two_pass_grid", two_grid, in, T{}, rk::plus{},
+                                                  want_for(two_grid), "itself (grid-ordered floats)"));
+    }
     if constexpr (std::is_same_v<T, std::int64_t>)
     {
       if (with_affine)
@@ -609,6 +624,10 @@ std::vector<target> evaluate_targets(const std::vector<measurement>& results, co
                              all, device_ratio("probe", "two_pass")));
   targets.push_back(evaluate("(5) rk::atomic GB/s / probe GB/s, int32, n >= 2^26 (min)", false, 0.95, {"int32"},
                              sizes, 26, all, device_ratio("probe", "atomic")));
+  targets.push_back(evaluate("(9) reproducible rk::single_pass time / grid-ordered, every case (max)", true, 1.02,
+                             types, sizes, 0, all, device_ratio("single_pass", "single_pass_grid")));
+  targets.push_back(evaluate("(9) reproducible rk::two_pass time / grid-ordered, every case (max)", true, 1.02, types,
+                             sizes, 0, all, device_ratio("two_pass", "two_pass_grid")));
   targets.push_back(evaluate("(5) rk::single_pass affine time / int64 plus time, n >= 2^26 (max)", true, 1.10,
                              {"int64"}, sizes, 26, all, device_ratio("single_pass_affine", "single_pass")));
   targets.push_back(evaluate("(5) rk::two_pass affine time / int64 plus time, n >= 2^26 (max)", true, 1.10,

@@ -18,6 +18,9 @@ struct explanation
   std::string stream_ordered_backend;
   std::int64_t size = 0;
   std::string reason;  ///< why: the rule that picked `backend`, with the facts it used
+  /// Whether rk::reduce's result bits depend only on the input, its length, T, init and op (not on
+  /// the GPU, grid, tuning, backend or thread count): the README's "Same bits everywhere".
+  bool reproducible = false;
 
   std::string to_string() const
   {
@@ -29,7 +32,9 @@ struct explanation
   friend std::ostream& operator<<(std::ostream& os, const explanation& e)
   {
     return os << "rk::" << e.policy << " over " << e.size << " elements runs backend '" << e.backend
-              << "': " << e.reason;
+              << "': " << e.reason << "; result bits "
+              << (e.reproducible ? "reproducible (the same on every GPU, grid, tuning and under rk::host)"
+                                 : "not reproducible across machines (see the reason)");
   }
 };
 } // namespace rk

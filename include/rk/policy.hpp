@@ -21,9 +21,11 @@ struct execution_policy
 struct seq_policy : execution_policy<seq_policy>
 {};
 
-/// Host, several std::threads. The range is cut into contiguous chunks, one per thread, and the
-/// chunk results are combined left to right, so associative but non-commutative operators get
-/// the exact answer. Small ranges run on the calling thread.
+/// Host, several std::threads, computing the reduction tree the GPU backends compute
+/// (rk/detail/tree.hpp): in order, so associative but non-commutative operators get the exact
+/// answer, and with the same grouping, so the bits match rk::two_pass and rk::single_pass for
+/// operators that compute the same function on host and device. The thread count never changes
+/// the bits. Small ranges run on the calling thread.
 struct host_policy : execution_policy<host_policy>
 {
   /// 0 means std::thread::hardware_concurrency().

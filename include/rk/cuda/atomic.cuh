@@ -12,16 +12,21 @@ namespace rk::detail
 template <class Provider, class Input, class T, class Op>
 struct atomic_launcher
 {
-  using agent = reduce_agent<Provider, Input, T>;
+  using agent = reduce_agent<as_grid_ordered<Provider>, Input, T>;
 
   static constexpr auto kernel = atomic_kernel<agent, Input, T, Op>;
 
   static std::int64_t max_blocks(const device_facts& device)
   {
-    return max_grid<kernel>(agent::tuning, agent::block_threads, device);
+    return agent::grid_cap(max_grid<kernel>(agent::tuning, agent::block_threads, device));
   }
 
-  static void launch(Input first, offset_t n, const T& init, T* out, const Op& op, cudaStream_t stream,
+  static std::int64_t partial_values(Input, offset_t, std::int64_t)
+  {
+    return 0;
+  }
+
+  static void launch(Input first, offset_t n, const initial_value<T>& init, T* out, const Op& op, cudaStream_t stream,
                      const scratch_lease& scratch, std::int64_t grid_cap)
   {
     if (reinterpret_cast<std::uintptr_t>(out) % sizeof(T) != 0)

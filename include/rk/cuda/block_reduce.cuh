@@ -1,7 +1,9 @@
 #pragma once
-// The one block body all three backends share: a block reduces its contiguous share of the input
-// to one value, in order. The backends differ only in what they do with that value (their
-// epilogues, in rk/cuda/kernels.cuh).
+// The grid-ordered block body (tree_shape::grid_ordered: rk::atomic, and the other backends under
+// rk::grid_ordered_tuning): a block reduces its contiguous share of the input to one value, in
+// order, and the backends differ only in what they do with that value (their epilogues, in
+// rk/cuda/kernels.cuh). The reproducible tree's body is in rk/cuda/tile_tree.cuh; both use the
+// block-level helpers here.
 //
 // How the input is cut. The range is [head | body of full chunks | tail]. The head holds the items
 // before the first 16-byte boundary (vectorized inputs only); the body is `chunks` full warp
@@ -28,6 +30,11 @@ struct range_plan
   offset_t chunks; ///< full warp chunks in the body
   int blocks;      ///< grid size
 };
+
+inline int grid_size(const range_plan& plan)
+{
+  return plan.blocks;
+}
 
 inline range_plan make_range_plan(offset_t size, offset_t head, int chunk_items, offset_t max_blocks,
                                   offset_t min_items_per_block)
@@ -110,21 +117,18 @@ __device__ T warp_reduce_items(It first, offset_t begin, offset_t count, Op& op,
   return warp_reduce(mine.value, op, lane, static_cast<int>(s.busy_threads));
 }
 
-/// Reduces a short array (the block partials) with one block, in order, every load issued up
-/// front: the last block of rk::single_pass and the second kernel of rk::two_pass. Result valid
-/// in thread 0; count >= 1.
-template <int BlockThreads, int MaxPerThread, class T, class It, class Op>
-__device__ T block_reduce_items(It first, offset_t count, Op& op)
+/// Combines the values of threads [0, busy_threads) of the block in thread order, with the
+/// pairwise tree of warp_reduce inside each warp and again over the warps. Result valid in
+/// thread 0; every thread of the block must call it.
+template <int BlockThreads, class T, class Op>
+__device__ T block_combine_prefix(const T& mine, offset_t busy_threads, Op& op)
 {
   constexpr int warps = BlockThreads / warp_threads;
   const int lane      = static_cast<int>(threadIdx.x) % warp_threads;
   const int warp      = static_cast<int>(threadIdx.x) / warp_threads;
-  const slice_split s = split_items(count, BlockThreads, static_cast<int>(threadIdx.x));
-  const uninitialized<T> mine = reduce_slice<MaxPerThread, T>(first + s.begin, s.size, op);
-  // Threads with items form a prefix, so each warp's busy lanes do too.
-  const offset_t busy_in_warp = s.busy_threads - offset_t{warp} * warp_threads;
+  const offset_t busy_in_warp = busy_threads - offset_t{warp} * warp_threads;
   const int valid_lanes = busy_in_warp <= 0 ? 0 : busy_in_warp >= warp_threads ? warp_threads : static_cast<int>(busy_in_warp);
-  const T warp_total    = warp_reduce(mine.value, op, lane, valid_lanes);
+  const T warp_total    = warp_reduce(mine, op, lane, valid_lanes);
   if constexpr (warps == 1)
   {
     return warp_total;
@@ -141,7 +145,7 @@ __device__ T block_reduce_items(It first, offset_t count, Op& op)
     T total = warp_total;
     if (warp == 0)
     {
-      const int busy_warps = static_cast<int>((s.busy_threads + warp_threads - 1) / warp_threads);
+      const int busy_warps = static_cast<int>((busy_threads + warp_threads - 1) / warp_threads);
       uninitialized<T> part;
       if (lane < busy_warps)
       {
@@ -151,6 +155,18 @@ __device__ T block_reduce_items(It first, offset_t count, Op& op)
     }
     return total;
   }
+}
+
+/// Reduces a short array (the block partials) with one block, in order, every load issued up
+/// front: the last block of the grid-ordered rk::single_pass and the second kernel of its
+/// rk::two_pass. Result valid in thread 0; count >= 1.
+template <int BlockThreads, int MaxPerThread, class T, class It, class Op>
+__device__ T block_reduce_items(It first, offset_t count, Op& op)
+{
+  const slice_split s = split_items(count, BlockThreads, static_cast<int>(threadIdx.x));
+  const uninitialized<T> mine = reduce_slice<MaxPerThread, T>(first + s.begin, s.size, op);
+  // Threads with items form a prefix.
+  return block_combine_prefix<BlockThreads>(mine.value, s.busy_threads, op);
 }
 
 /// Folds chunks [chunk, end) into lane 0's accumulator. A warp issues the loads of `InFlight`

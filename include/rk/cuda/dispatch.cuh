@@ -138,7 +138,8 @@ constexpr void check_gpu_call()
 /// Calls `f` with what the kernels read for `first`: the raw pointer behind a contiguous iterator
 /// (checked to be readable by the current device where Thrust does not already know it to be
 /// device memory, unless `device` is null: rk::explain runs nothing), an element_pointer where
-/// 16-byte vectors cannot reach the items in step, or the iterator itself.
+/// the items do not start on a 16-byte boundary (the tree's tiles are counted from the first item,
+/// so its vector loads need that boundary), or the iterator itself.
 template <class InputIt, class F>
 decltype(auto) with_kernel_input(InputIt first, const device_facts* device, F&& f)
 {
@@ -155,9 +156,9 @@ decltype(auto) with_kernel_input(InputIt first, const device_facts* device, F&& 
       }
     }
     using item = std::remove_cv_t<std::remove_pointer_t<input_type>>;
-    if constexpr (may_straddle_vectors_v<item>)
+    if constexpr (is_vector_item_v<item>)
     {
-      if (reinterpret_cast<std::uintptr_t>(input) % sizeof(item) != 0)
+      if (reinterpret_cast<std::uintptr_t>(input) % vector_bytes != 0)
       {
         return f(element_pointer<item>{input});
       }
@@ -202,15 +203,15 @@ decltype(auto) with_launcher(std::int64_t n, bool atomic_usable, F&& f)
 /// and its ~µs of latency on the value-returning path), except under rk::atomic, whose combining
 /// atomics need device memory: its result is copied to the slot behind the kernel.
 template <gpu_backend Backend, bool ResultInDevice, class Provider, class Input, class T, class Op>
-void enqueue_reduction(Input input, std::int64_t n, const T& init, T* out, const Op& op, cudaStream_t stream,
-                       const device_facts& device)
+void enqueue_reduction(Input input, std::int64_t n, const initial_value<T>& init, T* out, const Op& op,
+                       cudaStream_t stream, const device_facts& device)
 {
   const bool atomic_usable = ResultInDevice && reinterpret_cast<std::uintptr_t>(out) % sizeof(T) == 0;
   with_launcher<Backend, ResultInDevice, Provider, Input, T, Op>(n, atomic_usable, [&](auto launcher) {
-    using launcher_type       = decltype(launcher);
-    const std::int64_t blocks = launcher_type::max_blocks(device);
-    scratch_lease scratch =
-      lease_scratch(device.ordinal, stream, sizeof(T), static_cast<std::size_t>(blocks) * sizeof(T));
+    using launcher_type        = decltype(launcher);
+    const std::int64_t blocks  = launcher_type::max_blocks(device);
+    const std::int64_t partial = launcher_type::partial_values(input, n, blocks);
+    scratch_lease scratch      = lease_scratch(device.ordinal, stream, sizeof(T), static_cast<std::size_t>(partial) * sizeof(T));
     constexpr bool via_device = !ResultInDevice && std::is_same_v<launcher_type, atomic_launcher<Provider, Input, T, Op>>;
     launcher_type::launch(input, n, init, via_device ? static_cast<T*>(scratch.result) : out, op, stream, scratch,
                           blocks);
@@ -254,8 +255,8 @@ T reduce_dispatch(const gpu_policy<Backend, Provider>& policy, InputIt first, In
   const detail::device_facts& device = detail::current_device_facts();
   const detail::pinned_slot result   = detail::acquire_pinned_slot();
   detail::with_kernel_input(first, &device, [&](auto input) {
-    detail::enqueue_reduction<Backend, false, Provider>(input, n, init, static_cast<T*>(result.get()), op,
-                                                         policy.stream, device);
+    detail::enqueue_reduction<Backend, false, Provider>(input, n, detail::with_init(init),
+                                                         static_cast<T*>(result.get()), op, policy.stream, device);
   });
   detail::throw_on_error(cudaStreamSynchronize(policy.stream), "rk::reduce: waiting for the reduction");
   detail::uninitialized<T> value;
@@ -291,9 +292,36 @@ void reduce_into(const gpu_policy<Backend, Provider>& policy, InputIt first, Inp
     return;
   }
   detail::with_kernel_input(first, &device, [&](auto input) {
-    detail::enqueue_reduction<Backend, true, Provider>(input, n, init, result, op, policy.stream, device);
+    detail::enqueue_reduction<Backend, true, Provider>(input, n, detail::with_init(init), result, op, policy.stream,
+                                                        device);
   });
 }
+
+namespace detail
+{
+/// Enqueues the in-order op-fold of [first, last), n = last - first >= 1, without an init, into
+/// device memory `*value`, on policy.stream: the local step of a reduction whose parts are
+/// combined elsewhere (rk::nccl). Same checks and guarantees as rk::reduce_into otherwise; the
+/// result is the root of the same tree, so op(init, *value) has rk::reduce_into's bits.
+template <gpu_backend Backend, class Provider, class InputIt, class T, class BinaryOp>
+void reduce_range_into(const gpu_policy<Backend, Provider>& policy, InputIt first, InputIt last, T* value,
+                       const BinaryOp& user_op)
+{
+  const auto& op = to_device_operator(user_op);
+  using Op       = device_operator_t<BinaryOp>;
+  check_gpu_call<Backend, InputIt, T, Op>();
+  const std::int64_t n = checked_distance(first, last);
+  if (n == 0)
+  {
+    throw error("rk: reduce_range_into needs a non-empty range (an empty one has no value without init)");
+  }
+  const device_facts& device = current_device_facts();
+  check_device_accessible(value, "the output pointer", device);
+  with_kernel_input(first, &device, [&](auto input) {
+    enqueue_reduction<Backend, true, Provider>(input, n, without_init<T>(), value, op, policy.stream, device);
+  });
+}
+} // namespace detail
 
 template <gpu_backend Backend, class Provider, class InputIt, class OutputPtr, class T>
 void reduce_into(const gpu_policy<Backend, Provider>& policy, InputIt first, InputIt last, OutputPtr out, T init)
@@ -357,16 +385,31 @@ explanation explain_dispatch(const gpu_policy<Backend, Provider>&, InputIt first
   detail::with_kernel_input(first, nullptr, [&](auto input) {
     using input_type = decltype(input);
     using agent      = detail::reduce_agent<Provider, input_type, T>;
-    // A pointer read through element_pointer: its items straddle 16-byte vectors.
-    constexpr bool straddling = std::is_pointer_v<detail::kernel_input_t<InputIt>> && !std::is_pointer_v<input_type>;
+    // A pointer read through element_pointer: it does not start on a 16-byte boundary.
+    constexpr bool realigned = std::is_pointer_v<detail::kernel_input_t<InputIt>> && !std::is_pointer_v<input_type>;
     reason += std::string("; loads: ") + (agent::vectorized ? "16-byte vectors" : "one element at a time");
-    if constexpr (straddling)
+    if constexpr (realigned)
     {
-      reason += " (the start address is a multiple of the item's alignment but not of its size, so vector loads "
-                "would straddle items)";
+      reason += " (the first item is not on a 16-byte boundary, and the tree's tiles start at the first item)";
     }
-    reason += "; block " + std::to_string(agent::block_threads) + " threads, chunk "
-            + std::to_string(agent::chunk_items) + " items per warp";
+    reason += "; block " + std::to_string(agent::block_threads) + " threads";
+    const bool atomic_runs = e.backend == "atomic";
+    if (atomic_runs)
+    {
+      e.reproducible = std::is_integral_v<T> && detail::atomic_kind_v<Op, T> != detail::atomic_kind::compare_and_swap;
+      reason += e.reproducible ? "; rk::atomic on integers: exact, so the bits do not depend on the order"
+                               : "; rk::atomic combines block results in arrival order: the bits may vary";
+    }
+    else if constexpr (agent::pairwise)
+    {
+      e.reproducible = true;
+      reason += "; tree: pairwise over tiles of " + std::to_string(detail::tile_items<typename agent::item>)
+              + " items counted from the first, fixed by the length";
+    }
+    else
+    {
+      reason += "; tree: grid-ordered (this tuning's tree_shape), so float bits follow the grid";
+    }
   });
   e.reason = reason;
   return e;

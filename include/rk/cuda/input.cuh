@@ -4,6 +4,7 @@
 // "chunk" interface to the block body (rk/cuda/block_reduce.cuh).
 
 #include <rk/cuda/warp_reduce.cuh>
+#include <rk/detail/tree.hpp>
 
 #include <thrust/iterator/iterator_traits.h>
 #include <thrust/type_traits/is_contiguous_iterator.h>
@@ -16,8 +17,6 @@
 
 namespace rk::detail
 {
-using offset_t = std::int64_t;
-
 inline constexpr int vector_bytes = 16;
 
 template <class It>

@@ -1,31 +1,87 @@
 #pragma once
-// The __global__ entry points, and nothing else. Each runs the shared block body
-// (block_reduce_range) and then its backend's epilogue:
+// The __global__ entry points, and nothing else. Each runs a shared block body and then its
+// backend's epilogue.
+//
+// Under the reproducible tree (tree_shape::pairwise_tiles, the default; body in
+// rk/cuda/tile_tree.cuh) every block stores its node values and the pieces of the nodes its
+// boundaries cut:
+//   two-pass     a second one-block kernel finishes the cut nodes and runs the final tree
+//   single-pass  the second block to arrive at a cut finishes that node (an arrival counter per
+//                boundary, which resets itself); the last block to finish runs the final tree
+// Under the grid-ordered tree (rk/cuda/block_reduce.cuh) every block reduces its share to one value:
 //   two-pass     store the block's result; a second one-block kernel reduces the results
 //   single-pass  store the block's result; the last block to finish reduces all of them
-//   atomic       combine the block's result into the output with an atomic
+//   atomic       combine the block's result into the output with an atomic (always this tree)
 // `init` is folded in exactly once, on the left, by whichever block produces the final value.
 
 #include <rk/cuda/atomic_combine.cuh>
 #include <rk/cuda/block_reduce.cuh>
 #include <rk/cuda/input.cuh>
 #include <rk/cuda/runtime.cuh>
+#include <rk/cuda/tile_tree.cuh>
 #include <rk/cuda/tuning.cuh>
 
 #include <cuda/atomic>
 
+#include <cstring>
 #include <type_traits>
 
 namespace rk::detail
 {
-/// Everything a kernel needs to know about how it reads `Input` (a raw pointer or an iterator)
-/// and how big its blocks are. `Provider` is the policy's tuning provider.
+/// The left operand folded into the result once: the call's `init`, or none (the local step of
+/// a multi-GPU reduction, whose ranks' results are combined later).
+template <class T>
+struct initial_value
+{
+  uninitialized<T> value;
+  bool present;
+
+  template <class Op>
+  __device__ T combine(const T& total, Op& op) const
+  {
+    return present ? op(value.value, total) : total;
+  }
+};
+
+template <class T>
+initial_value<T> with_init(const T& init)
+{
+  initial_value<T> i{};
+  std::memcpy(static_cast<void*>(&i.value), &init, sizeof(T));
+  i.present = true;
+  return i;
+}
+
+template <class T>
+initial_value<T> without_init()
+{
+  return initial_value<T>{};
+}
+
+/// A tuning provider's shapes with the grid-ordered tree (rk::atomic combines block results in
+/// arrival order, so a fixed tree would buy it nothing).
+template <class Provider>
+struct as_grid_ordered
+{
+  template <class Item, bool vectorized>
+  static constexpr reduce_tuning get()
+  {
+    reduce_tuning t = Provider::template get<Item, vectorized>();
+    t.tree          = tree_shape::grid_ordered;
+    return t;
+  }
+};
+
+/// Everything a kernel needs to know about how it reads `Input` (a raw pointer, 16-byte aligned on
+/// the vectorized path, or an iterator) and how big its blocks are. `Provider` is the policy's
+/// tuning provider.
 template <class Provider, class Input, class T>
 struct reduce_agent
 {
   using item = std::remove_cv_t<iterator_item_t<Input>>;
   static constexpr bool vectorized = std::is_pointer_v<Input> && is_vector_item_v<item>;
   static constexpr reduce_tuning tuning = Provider::template get<item, vectorized>();
+  static constexpr bool pairwise        = tuning.tree == tree_shape::pairwise_tiles;
   static constexpr int block_threads    = tuning.block_threads;
   static constexpr int in_flight        = tuning.chunks_in_flight;
   static_assert(block_threads >= warp_threads && block_threads <= 1024 && block_threads % warp_threads == 0
@@ -35,17 +91,79 @@ struct reduce_agent
   static_assert(tuning.chunks_in_flight >= 1, "rk tuning: chunks_in_flight must be at least 1");
   static_assert(tuning.min_chunks_per_warp >= 1, "rk tuning: min_chunks_per_warp must be at least 1");
   static_assert(tuning.waves >= 1, "rk tuning: waves must be at least 1");
+  static_assert(tuning.max_blocks >= 0, "rk tuning: max_blocks must be 0 (no cap) or positive");
+  static_assert(!pairwise || block_threads / warp_threads * tuning.chunks_in_flight <= 4 * warp_threads,
+                "rk tuning: block_threads / 32 * chunks_in_flight must be at most 128 (tiles a block holds at once)");
 
-  using chunks_type = std::conditional_t<vectorized, vector_chunks<item, T, tuning.lane_units>,
+  /// A tile of the reproducible tree: each lane reads 32 bytes (two 16-byte vectors, or
+  /// tile_lane_items elements through the iterator).
+  static constexpr int lane_items = tile_lane_items<item>;
+  using tile_chunks = std::conditional_t<vectorized, vector_chunks<item, T, tile_lane_bytes / vector_bytes>,
+                                         iterator_chunks<Input, T, lane_items>>;
+  using grid_chunks = std::conditional_t<vectorized, vector_chunks<item, T, tuning.lane_units>,
                                          iterator_chunks<Input, T, tuning.lane_units>>;
+  using chunks_type = std::conditional_t<pairwise, tile_chunks, grid_chunks>;
+  static_assert(!pairwise || chunks_type::chunk_items == tile_items<item>, "a chunk is one tile of the tree");
   static constexpr int chunk_items = chunks_type::chunk_items;
+  using plan_type                  = std::conditional_t<pairwise, tree_plan, range_plan>;
 
-  static range_plan plan(Input first, offset_t n, offset_t max_blocks)
+  /// The grid cap: the device's (waves of resident blocks), the tuning's, and the tree's.
+  static offset_t grid_cap(offset_t device_blocks)
   {
-    const offset_t head = unaligned_head<vectorized>(first, n);
-    const offset_t min_items =
-      static_cast<offset_t>(chunk_items) * tuning.min_chunks_per_warp * (block_threads / warp_threads);
-    return make_range_plan(n, head, chunk_items, max_blocks, min_items);
+    offset_t cap = device_blocks;
+    if (tuning.max_blocks > 0 && tuning.max_blocks < cap)
+    {
+      cap = tuning.max_blocks;
+    }
+    if constexpr (pairwise)
+    {
+      cap = cap < max_tree_parts ? cap : max_tree_parts;
+    }
+    return cap;
+  }
+
+  static plan_type plan(Input first, offset_t n, offset_t max_blocks)
+  {
+    const offset_t min_chunks = offset_t{tuning.min_chunks_per_warp} * (block_threads / warp_threads);
+    if constexpr (pairwise)
+    {
+      (void) first;
+      const offset_t tiles = tile_count(n, tile_items<item>);
+      offset_t blocks      = (tiles + min_chunks - 1) / min_chunks;
+      blocks               = blocks < max_blocks ? blocks : max_blocks;
+      return tree_plan{n, make_tile_split(tiles, blocks)};
+    }
+    else
+    {
+      const offset_t head = unaligned_head<vectorized>(first, n);
+      return make_range_plan(n, head, chunk_items, max_blocks, static_cast<offset_t>(chunk_items) * min_chunks);
+    }
+  }
+
+  /// Scratch a plan's blocks write: node values and pieces, or one partial per block.
+  static offset_t partial_values(const plan_type& p)
+  {
+    if constexpr (pairwise)
+    {
+      return p.split.nodes() + piece_slots(p.split.parts);
+    }
+    else
+    {
+      return p.blocks;
+    }
+  }
+
+  __host__ __device__ static tree_outputs<T> outputs(const tree_plan& p, T* partials)
+  {
+    return {partials, partials + p.split.nodes()};
+  }
+
+  template <class Op>
+  __device__ static maybe<T> reduce_part(Input first, const tree_plan& p, offset_t part, const tree_outputs<T>& out,
+                                         Op& op)
+  {
+    const chunks_type chunks{first};
+    return tree_reduce_part<block_threads, in_flight, lane_items, T>(first, chunks, p, part, out, op);
   }
 
   template <class Op>
@@ -56,8 +174,9 @@ struct reduce_agent
   }
 };
 
-/// Partials per thread the final reduction loads at once (a grid of up to 8 * block_threads
-/// blocks is reduced in one memory round trip; larger grids still work, more slowly).
+/// Partials per thread the grid-ordered final reduction loads at once (a grid of up to
+/// 8 * block_threads blocks is reduced in one memory round trip; larger grids still work, more
+/// slowly).
 inline constexpr int partials_per_thread = 8;
 
 template <class T>
@@ -68,73 +187,172 @@ __device__ __forceinline__ void store(T* where, const T& value)
 
 template <class Agent, class Input, class T, class Op>
 __global__ void __launch_bounds__(Agent::block_threads)
-  two_pass_partials_kernel(Input first, range_plan plan, T* partials, Op op)
+  two_pass_partials_kernel(Input first, typename Agent::plan_type plan, T* partials, initial_value<T> init, T* out,
+                           Op op)
 {
-  const T total = Agent::reduce_block(first, plan, static_cast<int>(blockIdx.x), op);
-  if (threadIdx.x == 0)
+  if constexpr (Agent::pairwise)
   {
-    store(partials + blockIdx.x, total);
+    const maybe<T> root = Agent::reduce_part(first, plan, blockIdx.x, Agent::outputs(plan, partials), op);
+    if (plan.split.nodes() == 1 && threadIdx.x == 0)
+    {
+      store<T>(out, init.combine(root.slot.value, op)); // one block held the whole tree: no second kernel
+    }
   }
-}
-
-template <int BlockThreads, class T, class Op>
-__global__ void __launch_bounds__(BlockThreads) two_pass_final_kernel(const T* partials, int count, T init, T* out, Op op)
-{
-  const T total = block_reduce_items<BlockThreads, partials_per_thread, T>(partials, count, op);
-  if (threadIdx.x == 0)
+  else
   {
-    store<T>(out, op(init, total));
-  }
-}
-
-template <class Agent, class Input, class T, class Op>
-__global__ void __launch_bounds__(Agent::block_threads)
-  single_pass_kernel(Input first, range_plan plan, T* partials, sync_counters* counters, T init, T* out, Op op)
-{
-  const T total = Agent::reduce_block(first, plan, static_cast<int>(blockIdx.x), op);
-  if (plan.blocks == 1)
-  {
+    (void) init;
+    (void) out;
+    const T total = Agent::reduce_block(first, plan, static_cast<int>(blockIdx.x), op);
     if (threadIdx.x == 0)
     {
-      store<T>(out, op(init, total));
+      store(partials + blockIdx.x, total);
     }
-    return;
   }
+}
 
-  __shared__ bool is_last;
-  if (threadIdx.x == 0)
+template <class Agent, class T, class Op>
+__global__ void __launch_bounds__(Agent::block_threads)
+  two_pass_final_kernel(typename Agent::plan_type plan, T* partials, initial_value<T> init, T* out, Op op)
+{
+  constexpr int block_threads = Agent::block_threads;
+  if constexpr (Agent::pairwise)
   {
-    store(partials + blockIdx.x, total);
-    // Release publishes this block's partial; acquire lets the last block see everyone's.
-    ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> arrivals(counters->single_pass_arrivals);
-    const unsigned before = arrivals.fetch_add(1u, ::cuda::std::memory_order_acq_rel);
-    is_last               = before == gridDim.x - 1;
-    if (is_last)
+    const tile_split& split      = plan.split;
+    const tree_outputs<T> outputs = Agent::outputs(plan, partials);
+    for (offset_t boundary = 1 + threadIdx.x; boundary < split.parts; boundary += block_threads)
     {
-      // Every block has arrived: take back what this grid added. The word is zero between
-      // calls because no two grids that can overlap share scratch (rk/cuda/runtime.cuh).
-      arrivals.fetch_sub(gridDim.x, ::cuda::std::memory_order_relaxed);
+      if (split.cuts_node(boundary))
+      {
+        finish_cut_node(split, boundary, outputs, op);
+      }
+    }
+    __syncthreads();
+    const T all = final_tree<block_threads, T>(outputs.nodes, split.nodes(), op);
+    if (threadIdx.x == 0)
+    {
+      store<T>(out, init.combine(all, op));
     }
   }
-  __syncthreads();
-  if (!is_last)
+  else
   {
-    return;
+    const T total = block_reduce_items<block_threads, partials_per_thread, T>(partials, plan.blocks, op);
+    if (threadIdx.x == 0)
+    {
+      store<T>(out, init.combine(total, op));
+    }
   }
-  // No fence here: thread 0's acquire saw every block's release, and the barrier above orders
-  // thread 0 before the other threads of this block (causality is transitive through bar.sync),
-  // so every thread reads the published partials.
-  const T all = block_reduce_items<Agent::block_threads, partials_per_thread, T>(partials, plan.blocks, op);
-  if (threadIdx.x == 0)
+}
+
+/// Thread 0: arrives at the grid's counter; true for the last block to arrive. Release publishes
+/// this block's results; acquire lets the last block see everyone's.
+__device__ inline bool arrive_last(sync_counters* counters)
+{
+  ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> arrivals(counters->single_pass_arrivals);
+  const unsigned before = arrivals.fetch_add(1u, ::cuda::std::memory_order_acq_rel);
+  const bool last       = before == gridDim.x - 1;
+  if (last)
   {
-    store<T>(out, op(init, all));
+    // Every block has arrived: take back what this grid added. The word is zero between calls
+    // because no two grids that can overlap share scratch (rk/cuda/runtime.cuh).
+    arrivals.fetch_sub(gridDim.x, ::cuda::std::memory_order_relaxed);
+  }
+  return last;
+}
+
+template <class Agent, class Input, class T, class Op>
+__global__ void __launch_bounds__(Agent::block_threads)
+  single_pass_kernel(Input first, typename Agent::plan_type plan, T* partials, sync_counters* counters,
+                     initial_value<T> init, T* out, Op op)
+{
+  __shared__ bool is_last;
+  if constexpr (Agent::pairwise)
+  {
+    const tile_split& split       = plan.split;
+    const offset_t part           = blockIdx.x;
+    const tree_outputs<T> outputs = Agent::outputs(plan, partials);
+    const maybe<T> root           = Agent::reduce_part(first, plan, part, outputs, op);
+    if (split.nodes() == 1)
+    {
+      if (threadIdx.x == 0)
+      {
+        store<T>(out, init.combine(root.slot.value, op));
+      }
+      return;
+    }
+    // Warp 0's lanes stored this block's nodes and pieces: fence them, then thread 0 publishes.
+    if (threadIdx.x < warp_threads)
+    {
+      __threadfence();
+    }
+    __syncthreads();
+    if (threadIdx.x == 0)
+    {
+      // The second of the two blocks at a cut finishes the cut node; acq_rel pairs the first
+      // block's pieces with the second's reads. The second resets the counter for the next call.
+      for (offset_t boundary = part; boundary <= part + 1; ++boundary)
+      {
+        if (split.cuts_node(boundary))
+        {
+          ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> cut(counters->boundary_arrivals[boundary]);
+          if (cut.fetch_add(1u, ::cuda::std::memory_order_acq_rel) == 1u)
+          {
+            finish_cut_node(split, boundary, outputs, op);
+            cut.store(0u, ::cuda::std::memory_order_relaxed);
+          }
+        }
+      }
+      is_last = split.parts == 1 || arrive_last(counters);
+    }
+    __syncthreads();
+    if (!is_last)
+    {
+      return;
+    }
+    // No fence here: thread 0's acquire saw every block's release, and the barrier above orders
+    // thread 0 before the other threads of this block.
+    const T all = final_tree<Agent::block_threads, T>(outputs.nodes, split.nodes(), op);
+    if (threadIdx.x == 0)
+    {
+      store<T>(out, init.combine(all, op));
+    }
+  }
+  else
+  {
+    const T total = Agent::reduce_block(first, plan, static_cast<int>(blockIdx.x), op);
+    if (plan.blocks == 1)
+    {
+      if (threadIdx.x == 0)
+      {
+        store<T>(out, init.combine(total, op));
+      }
+      return;
+    }
+    if (threadIdx.x == 0)
+    {
+      store(partials + blockIdx.x, total);
+      is_last = arrive_last(counters);
+    }
+    __syncthreads();
+    if (!is_last)
+    {
+      return;
+    }
+    // No fence here: thread 0's acquire saw every block's release, and the barrier above orders
+    // thread 0 before the other threads of this block (causality is transitive through bar.sync),
+    // so every thread reads the published partials.
+    const T all = block_reduce_items<Agent::block_threads, partials_per_thread, T>(partials, plan.blocks, op);
+    if (threadIdx.x == 0)
+    {
+      store<T>(out, init.combine(all, op));
+    }
   }
 }
 
 template <class Agent, class Input, class T, class Op>
 __global__ void __launch_bounds__(Agent::block_threads)
-  atomic_kernel(Input first, range_plan plan, sync_counters* counters, T init, T* out, Op op)
+  atomic_kernel(Input first, range_plan plan, sync_counters* counters, initial_value<T> init, T* out, Op op)
 {
+  static_assert(!Agent::pairwise, "rk::atomic runs the grid-ordered tree");
   const T total = Agent::reduce_block(first, plan, static_cast<int>(blockIdx.x), op);
   if (threadIdx.x != 0)
   {
@@ -142,7 +360,7 @@ __global__ void __launch_bounds__(Agent::block_threads)
   }
   if (plan.blocks == 1)
   {
-    store<T>(out, op(init, total));
+    store<T>(out, init.combine(total, op));
     return;
   }
   // No identity is assumed, so the output cannot be pre-filled: the first block to arrive stores
@@ -157,7 +375,7 @@ __global__ void __launch_bounds__(Agent::block_threads)
   counter departures(counters->atomic_departures);
   if (arrivals.fetch_add(1u, ::cuda::std::memory_order_relaxed) == 0)
   {
-    store<T>(out, op(init, total));
+    store<T>(out, init.combine(total, op));
     ready.fetch_add(1u, ::cuda::std::memory_order_release);
   }
   else

@@ -1,6 +1,6 @@
 #pragma once
-// rk::single_pass: one kernel; every block publishes its partial and the last block to arrive
-// (an acq_rel counter in the stream's scratch) reduces all partials in order and folds in init.
+// rk::single_pass: one kernel; blocks publish their results and the last block to arrive (an
+// acq_rel counter in the stream's scratch) runs the final pass and folds in init.
 
 #include <rk/cuda/kernels.cuh>
 #include <rk/cuda/launch.cuh>
@@ -16,14 +16,19 @@ struct single_pass_launcher
 
   static std::int64_t max_blocks(const device_facts& device)
   {
-    return max_grid<kernel>(agent::tuning, agent::block_threads, device);
+    return agent::grid_cap(max_grid<kernel>(agent::tuning, agent::block_threads, device));
   }
 
-  static void launch(Input first, offset_t n, const T& init, T* out, const Op& op, cudaStream_t stream,
-                     const scratch_lease& scratch, std::int64_t grid_cap)
+  static std::int64_t partial_values(Input first, offset_t n, std::int64_t grid_cap)
   {
-    const range_plan plan = agent::plan(first, n, grid_cap);
-    launch_kernel(kernel, plan.blocks, agent::block_threads, stream, "rk::single_pass: launching the kernel", first,
+    return agent::partial_values(agent::plan(first, n, grid_cap));
+  }
+
+  static void launch(Input first, offset_t n, const initial_value<T>& init, T* out, const Op& op,
+                     cudaStream_t stream, const scratch_lease& scratch, std::int64_t grid_cap)
+  {
+    const auto plan = agent::plan(first, n, grid_cap);
+    launch_kernel(kernel, grid_size(plan), agent::block_threads, stream, "rk::single_pass: launching the kernel", first,
                   plan, static_cast<T*>(scratch.partials), scratch.counters, init, out, op);
   }
 };

@@ -7,17 +7,33 @@
 
 namespace rk
 {
-/// One backend's launch shape. A warp consumes its contiguous share of the input in "chunks":
-/// each lane takes `lane_units` adjacent load units (16-byte vectors on the vectorized path,
-/// single elements on the generic-iterator path), so one chunk is 32 * lane_units units read with
-/// coalesced loads and reduced in order with one warp reduction.
+/// Which reduction tree a tuning runs.
+enum class tree_shape
+{
+  /// The default: the tree of rk/detail/tree.hpp, fixed by the input length, so results have the
+  /// same bits on every GPU, grid, tuning and order-preserving backend, and under rk::host. A
+  /// warp's "chunk" is one tile of that tree (32 lanes of 32 bytes of items), so `lane_units`
+  /// plays no part.
+  pairwise_tiles,
+  /// rk's earlier shape, kept for comparison (the perf suite runs both): each block folds its
+  /// share left to right, so float results depend on the grid. rk::atomic always runs it.
+  grid_ordered
+};
+
+/// One backend's launch shape. A warp consumes its contiguous share of the input in "chunks" read
+/// with coalesced loads and reduced in order with one warp reduction: under tree_shape::
+/// pairwise_tiles a chunk is one tile of the reduction tree; under grid_ordered each lane takes
+/// `lane_units` adjacent load units (16-byte vectors on the vectorized path, single elements on
+/// the generic-iterator path).
 struct reduce_tuning
 {
   int block_threads;       ///< threads per block: 32 times a power of two, at most 1024
-  int lane_units;          ///< adjacent load units per lane per chunk
+  int lane_units;          ///< adjacent load units per lane per chunk (grid_ordered only)
   int chunks_in_flight;    ///< chunks whose loads a warp issues before it uses the first
   int min_chunks_per_warp; ///< below this much work per warp, start fewer blocks
   int waves;               ///< grid cap, in waves of resident blocks (more waves balance slow SMs)
+  int max_blocks = 0;      ///< a further cap on the grid, 0 for none (tests use it: 1 block, 7, ...)
+  tree_shape tree = tree_shape::pairwise_tiles;
 };
 
 /// The tuning rk uses unless told otherwise.
@@ -45,13 +61,27 @@ struct default_tuning
 };
 
 /// A tuning provider that always answers `Tuning` (handy for tests and the perf sweep).
-template <int BlockThreads, int LaneUnits, int ChunksInFlight, int MinChunksPerWarp, int Waves = 1>
+template <int BlockThreads, int LaneUnits, int ChunksInFlight, int MinChunksPerWarp, int Waves = 1, int MaxBlocks = 0,
+          tree_shape Tree = tree_shape::pairwise_tiles>
 struct fixed_tuning
 {
   template <class, bool>
   static constexpr reduce_tuning get()
   {
-    return reduce_tuning{BlockThreads, LaneUnits, ChunksInFlight, MinChunksPerWarp, Waves};
+    return reduce_tuning{BlockThreads, LaneUnits, ChunksInFlight, MinChunksPerWarp, Waves, MaxBlocks, Tree};
+  }
+};
+
+/// rk::default_tuning's shapes with the grid-ordered tree: rk before the reproducible tree, for
+/// the perf suite's comparison.
+struct grid_ordered_tuning
+{
+  template <class Item, bool vectorized>
+  static constexpr reduce_tuning get()
+  {
+    reduce_tuning t = default_tuning::get<Item, vectorized>();
+    t.tree          = tree_shape::grid_ordered;
+    return t;
   }
 };
 } // namespace rk

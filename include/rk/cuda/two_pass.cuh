@@ -1,6 +1,6 @@
 #pragma once
-// rk::two_pass: one kernel writes a partial per block, a second one-block kernel reduces them in
-// order and folds in init.
+// rk::two_pass: one kernel stores the blocks' results, a second one-block kernel combines them in
+// order and folds in init. When one block holds the whole tree, it finishes alone.
 
 #include <rk/cuda/kernels.cuh>
 #include <rk/cuda/launch.cuh>
@@ -13,22 +13,34 @@ struct two_pass_launcher
   using agent = reduce_agent<Provider, Input, T>;
 
   static constexpr auto first_kernel  = two_pass_partials_kernel<agent, Input, T, Op>;
-  static constexpr auto second_kernel = two_pass_final_kernel<agent::block_threads, T, Op>;
+  static constexpr auto second_kernel = two_pass_final_kernel<agent, T, Op>;
 
   static std::int64_t max_blocks(const device_facts& device)
   {
-    return max_grid<first_kernel>(agent::tuning, agent::block_threads, device);
+    return agent::grid_cap(max_grid<first_kernel>(agent::tuning, agent::block_threads, device));
   }
 
-  static void launch(Input first, offset_t n, const T& init, T* out, const Op& op, cudaStream_t stream,
-                     const scratch_lease& scratch, std::int64_t grid_cap)
+  static std::int64_t partial_values(Input first, offset_t n, std::int64_t grid_cap)
   {
-    const range_plan plan = agent::plan(first, n, grid_cap);
-    T* partials           = static_cast<T*>(scratch.partials);
-    launch_kernel(first_kernel, plan.blocks, agent::block_threads, stream, "rk::two_pass: launching the partials kernel",
-                  first, plan, partials, op);
-    launch_kernel(second_kernel, 1, agent::block_threads, stream, "rk::two_pass: launching the final kernel",
-                  partials, plan.blocks, init, out, op);
+    return agent::partial_values(agent::plan(first, n, grid_cap));
+  }
+
+  static void launch(Input first, offset_t n, const initial_value<T>& init, T* out, const Op& op,
+                     cudaStream_t stream, const scratch_lease& scratch, std::int64_t grid_cap)
+  {
+    const auto plan = agent::plan(first, n, grid_cap);
+    T* partials     = static_cast<T*>(scratch.partials);
+    launch_kernel(first_kernel, grid_size(plan), agent::block_threads, stream,
+                  "rk::two_pass: launching the partials kernel", first, plan, partials, init, out, op);
+    if constexpr (agent::pairwise)
+    {
+      if (plan.split.nodes() == 1)
+      {
+        return;
+      }
+    }
+    launch_kernel(second_kernel, 1, agent::block_threads, stream, "rk::two_pass: launching the final kernel", plan,
+                  partials, init, out, op);
   }
 };
 } // namespace rk::detail

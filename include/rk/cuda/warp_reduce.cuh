@@ -40,6 +40,12 @@ struct maybe
   uninitialized<T> slot;
   bool valid = false;
 
+  __device__ void set(const T& v)
+  {
+    slot.emplace(v);
+    valid = true;
+  }
+
   template <class Op>
   __device__ void fold(const T& right, Op& op)
   {

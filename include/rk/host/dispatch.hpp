@@ -31,7 +31,9 @@ T reduce_dispatch(const host_policy& policy, InputIt first, InputIt last, T init
 template <class InputIt, class T, class BinaryOp>
 explanation explain_dispatch(const seq_policy&, InputIt first, InputIt last, const T&, const BinaryOp&)
 {
-  explanation e{"seq", "seq", "seq", 0, "sequential left fold on the calling thread"};
+  explanation e{"seq", "seq", "seq", 0,
+                "sequential left fold on the calling thread (its own grouping, not the tree the other policies share)",
+                false};
   if constexpr (detail::is_random_access_v<InputIt>)
   {
     e.size = detail::checked_distance(first, last);
@@ -44,10 +46,8 @@ explanation explain_dispatch(const host_policy& policy, InputIt first, InputIt l
 {
   const std::int64_t n   = detail::checked_distance(first, last);
   const unsigned threads = detail::host_thread_count(policy, n);
-  std::string why        = threads <= 1
-                           ? "fewer than " + std::to_string(2 * detail::host_min_items_per_thread)
-                               + " elements: one thread, left fold"
-                           : std::to_string(threads) + " threads on contiguous chunks, results combined left to right";
-  return {"host", "host", "host", n, why};
+  std::string why        = (threads <= 1 ? std::string("one thread") : std::to_string(threads) + " threads")
+                  + " computing rk's pairwise tile tree (the GPU backends' tree, so the bits match theirs)";
+  return {"host", "host", "host", n, why, true};
 }
 } // namespace rk

@@ -1,6 +1,8 @@
 #pragma once
-// rk::host backend: contiguous chunks on std::threads, chunk results combined left to right.
+// rk::host backend: the reproducible tree of rk/detail/tree.hpp on std::threads. The threads
+// split the tree's nodes between them; the result does not depend on how many there are.
 
+#include <rk/detail/tree.hpp>
 #include <rk/host/reduce_seq.hpp>
 #include <rk/policy.hpp>
 
@@ -27,37 +29,75 @@ inline unsigned host_thread_count(const host_policy& policy, std::int64_t n)
   return static_cast<unsigned>(std::min<std::int64_t>(hw, by_size));
 }
 
+/// The value of tile `tile` of [first, first + n): lanes fold their items, then the lanes combine
+/// as a warp reduction does (tree.hpp).
+template <class T, class RandomIt, class BinaryOp>
+T host_tile_value(RandomIt first, offset_t n, offset_t tile, BinaryOp& op)
+{
+  using item               = typename std::iterator_traits<RandomIt>::value_type;
+  constexpr int lane_items = tile_lane_items<item>;
+  const offset_t begin     = tile * tile_items<item>;
+  const offset_t count     = std::min<offset_t>(tile_items<item>, n - begin);
+  const int lanes          = static_cast<int>((count + lane_items - 1) / lane_items);
+  std::optional<T> lane[tile_lanes];
+  for (int l = 0; l < lanes; ++l)
+  {
+    const offset_t b = begin + offset_t{l} * lane_items, e = std::min(b + lane_items, begin + count);
+    T acc(static_cast<T>(first[b]));
+    for (offset_t i = b + 1; i < e; ++i)
+    {
+      acc = op(std::move(acc), static_cast<T>(first[i]));
+    }
+    lane[l].emplace(std::move(acc));
+  }
+  for (int width = 1; width < tile_lanes; width *= 2)
+  {
+    for (int l = 0; l + width < lanes; l += 2 * width)
+    {
+      lane[l].emplace(op(std::move(*lane[l]), std::move(*lane[l + width])));
+    }
+  }
+  return std::move(*lane[0]);
+}
+
 template <class RandomIt, class T, class BinaryOp>
 T reduce_parallel(const host_policy& policy, RandomIt first, std::int64_t n, T init, BinaryOp& op)
 {
-  const unsigned threads = host_thread_count(policy, n);
-  if (threads <= 1)
+  if (n == 0)
   {
-    return reduce_sequential(first, first + n, std::move(init), op);
+    return init;
   }
-  // Chunk c is contiguous and non-empty; the first n % threads chunks take one item more.
-  const std::int64_t per_chunk = n / threads, extra = n % threads;
-  auto chunk_begin             = [&](unsigned c) {
-    return static_cast<std::int64_t>(c) * per_chunk + std::min<std::int64_t>(c, extra);
-  };
-  // A chunk reduces its own elements only; it never sees `init`, so `init` is applied once.
-  auto reduce_chunk = [&](unsigned c) {
-    const std::int64_t b = chunk_begin(c), e = chunk_begin(c + 1);
-    RandomIt it          = first + b;
-    T acc(*it);
-    return reduce_sequential(it + 1, first + e, std::move(acc), op);
+  using item             = typename std::iterator_traits<RandomIt>::value_type;
+  const unsigned threads = host_thread_count(policy, n);
+  const offset_t tiles   = tile_count(n, tile_items<item>);
+  // Several nodes per thread, so that uneven node counts cost little.
+  const tile_split split = make_tile_split(tiles, std::min<offset_t>(tiles, offset_t{threads} * 4));
+  const offset_t nodes   = split.nodes();
+
+  auto node_value = [&](offset_t node) {
+    const offset_t begin = node * split.node_tiles(), end = std::min(begin + split.node_tiles(), tiles);
+    pairwise_fold<T, 64> fold;
+    for (offset_t t = begin; t < end; ++t)
+    {
+      fold.push(host_tile_value<T>(first, n, t, op), op);
+    }
+    return fold.finish(op);
   };
 
-  std::vector<std::optional<T>> results(threads);
+  std::vector<std::optional<T>> results(static_cast<std::size_t>(nodes));
   std::vector<std::exception_ptr> errors(threads);
-  auto run_chunk = [&](unsigned c) {
+  auto run_thread = [&](unsigned t) {
     try
     {
-      results[c].emplace(reduce_chunk(c));
+      const offset_t begin = nodes * t / threads, end = nodes * (t + 1) / threads;
+      for (offset_t node = begin; node < end; ++node)
+      {
+        results[static_cast<std::size_t>(node)].emplace(node_value(node));
+      }
     }
     catch (...)
     {
-      errors[c] = std::current_exception();
+      errors[t] = std::current_exception();
     }
   };
   std::vector<std::thread> workers;
@@ -67,17 +107,17 @@ T reduce_parallel(const host_policy& policy, RandomIt first, std::int64_t n, T i
   {
     for (; spawned < threads; ++spawned)
     {
-      workers.emplace_back(run_chunk, spawned);
+      workers.emplace_back(run_thread, spawned);
     }
   }
   catch (const std::system_error&)
   {
     // No more threads to be had (a process or thread limit): the calling thread does the rest.
   }
-  run_chunk(0);
-  for (unsigned c = spawned; c < threads; ++c)
+  run_thread(0);
+  for (unsigned t = spawned; t < threads; ++t)
   {
-    run_chunk(c);
+    run_thread(t);
   }
   for (auto& w : workers)
   {
@@ -90,10 +130,11 @@ T reduce_parallel(const host_policy& policy, RandomIt first, std::int64_t n, T i
       std::rethrow_exception(e);
     }
   }
+  pairwise_fold<T, 64> root;
   for (auto& r : results)
   {
-    init = op(std::move(init), std::move(*r));
+    root.push(std::move(*r), op);
   }
-  return init;
+  return op(std::move(init), root.finish(op));
 }
 } // namespace rk::detail

@@ -1,0 +1,268 @@
+#pragma once
+/// \file
+/// The reduction tree of rk's order-preserving backends (rk::two_pass, rk::single_pass, rk::device
+/// where it runs them, rk::host). Its shape is a function of the input length and the item size
+/// only, so the bits of a result depend on the input, not on the GPU, the grid, the tuning, the
+/// backend or the host thread count. The GPU and the host compute the same tree from this header.
+///
+/// The tree, from the leaves up:
+///  - Tiles. Items are cut into tiles of `tile_lanes` lanes of `tile_lane_items<Item>` adjacent
+///    items (32 bytes of items per lane, at least one item), counted from the first item. Only the
+///    last tile may be short: its lanes take their items in order and lanes left without any drop
+///    out.
+///  - A lane folds its items left to right: `T(x0) op x1 op ...`.
+///  - A tile combines its lanes with the pairwise tree of rk's warp reduction: in step d = 1, 2, 4,
+///    8, 16 lane l (a multiple of 2d) combines with lane l + d when that lane has items.
+///  - The tiles combine with the same pairwise ("dyadic") tree: node (a, l) covers tiles
+///    [a, a + 2^l) with a a multiple of 2^l, and is op(node(a, l-1), node(a + 2^(l-1), l-1)), or
+///    just its left child when the right child lies past the last tile.
+///  - The result is op(init, root).
+///
+/// The GPU backends split the tiles over blocks as evenly as the grid allows; each block computes
+/// the largest nodes that lie inside its share, and the nodes cut by a block boundary are put
+/// together from the pieces on both sides (assemble_node). rk::host computes the same nodes on
+/// threads. Which processor computes a node, and when, never changes its value.
+
+#include <rk/detail/config.hpp>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace rk::detail
+{
+using offset_t = std::int64_t;
+
+inline constexpr int tile_lanes     = 32;
+inline constexpr int tile_lane_bytes = 32;
+
+/// Items per lane in a tile: 32 bytes' worth (8 floats, 4 doubles, 32 chars), at least one.
+template <class Item>
+inline constexpr int tile_lane_items = sizeof(Item) >= tile_lane_bytes ? 1 : tile_lane_bytes / static_cast<int>(sizeof(Item));
+
+template <class Item>
+inline constexpr int tile_items = tile_lanes * tile_lane_items<Item>;
+
+/// The most parts a GPU grid splits the tiles into (each part boundary has an arrival counter in
+/// the scratch's zeroed words).
+inline constexpr offset_t max_tree_parts = 16384;
+
+/// Levels of the tile tree that a block's nodes may reach (2^20 tiles: 1 GiB of 1-KiB tiles per
+/// node); above that, the final pass takes over.
+inline constexpr int max_node_level = 20;
+
+RK_HOST_DEVICE constexpr offset_t tile_count(offset_t n, int items_per_tile)
+{
+  return (n + items_per_tile - 1) / items_per_tile;
+}
+
+/// A contiguous run of tiles [begin, end) of a tree over `tiles` tiles, and the tree nodes that
+/// lie inside it ("complete"). A node reaching past the last tile counts as its part before it.
+struct tile_span
+{
+  offset_t begin;
+  offset_t end;
+  offset_t tiles;
+
+  RK_HOST_DEVICE constexpr bool complete(offset_t a, int level) const
+  {
+    const offset_t last = a + (offset_t{1} << level);
+    return a >= begin && a < tiles && (last < tiles ? last : tiles) <= end;
+  }
+  /// Whether node (a, level) has a right sibling with any tile in it.
+  RK_HOST_DEVICE constexpr bool right_sibling_exists(offset_t a, int level) const
+  {
+    return a + (offset_t{1} << level) < tiles;
+  }
+};
+
+/// Calls `visit(a, level)` for the largest nodes of level <= `top` inside `span`, left to right.
+/// Their levels rise and then fall; at each end of a span they are all different.
+template <class Visit>
+RK_HOST_DEVICE void for_each_largest_node(const tile_span& span, int top, Visit&& visit)
+{
+  offset_t a = span.begin;
+  while (a < span.end)
+  {
+    int level = 0;
+    while (level < top && a % (offset_t{2} << level) == 0 && span.complete(a, level + 1))
+    {
+      ++level;
+    }
+    visit(a, level);
+    a += offset_t{1} << level;
+  }
+}
+
+/// How a GPU grid (or a host thread pool) shares the tiles: `parts` contiguous runs as even as
+/// possible, and the node level `node_level` (nodes of 2^node_level tiles) at which the parts
+/// hand their results to the final pass. Every part holds at least one node's worth of tiles, so
+/// a node is cut by at most one part boundary.
+struct tile_split
+{
+  offset_t tiles;
+  offset_t parts;
+  int node_level;
+
+  RK_HOST_DEVICE constexpr offset_t part_begin(offset_t part) const
+  {
+    const offset_t per = tiles / parts, extra = tiles % parts;
+    return part * per + (part < extra ? part : extra);
+  }
+  RK_HOST_DEVICE constexpr tile_span span(offset_t part) const
+  {
+    return {part_begin(part), part_begin(part + 1), tiles};
+  }
+  RK_HOST_DEVICE constexpr offset_t node_tiles() const
+  {
+    return offset_t{1} << node_level;
+  }
+  RK_HOST_DEVICE constexpr offset_t nodes() const
+  {
+    return (tiles + node_tiles() - 1) / node_tiles();
+  }
+  /// Whether the boundary before `part` cuts a node.
+  RK_HOST_DEVICE constexpr bool cuts_node(offset_t part) const
+  {
+    return part > 0 && part < parts && part_begin(part) % node_tiles() != 0;
+  }
+};
+
+RK_HOST_DEVICE constexpr int floor_log2(offset_t x)
+{
+  int l = 0;
+  while ((offset_t{2} << l) <= x)
+  {
+    ++l;
+  }
+  return l;
+}
+
+/// The split of `tiles` tiles over `parts` parts. One part takes the whole tree (nodes as large as
+/// the input, up to max_node_level); more parts hand over nodes no larger than their smallest share.
+RK_HOST_DEVICE constexpr tile_split make_tile_split(offset_t tiles, offset_t parts)
+{
+  parts = parts < tiles ? parts : tiles;
+  parts = parts < 1 ? 1 : parts;
+  int level = parts == 1 ? (tiles <= 1 ? 0 : floor_log2(tiles - 1) + 1) : floor_log2(tiles / parts);
+  level     = level < max_node_level ? level : max_node_level;
+  return {tiles, parts, level};
+}
+
+/// Where the pieces of a cut node are kept: per part boundary, the pieces left of it (written by
+/// the part that ends there) and right of it (by the part that starts there), one slot per level.
+enum class piece_side : int
+{
+  left  = 0,
+  right = 1
+};
+
+RK_HOST_DEVICE constexpr offset_t piece_slot(offset_t boundary, piece_side side, int level)
+{
+  return (boundary * 2 + static_cast<int>(side)) * max_node_level + level;
+}
+
+/// Slots the pieces of `parts` parts need.
+RK_HOST_DEVICE constexpr offset_t piece_slots(offset_t parts)
+{
+  return (parts + 1) * 2 * max_node_level;
+}
+
+/// Puts node `node` (of level split.node_level) together from the pieces on both sides of the part
+/// boundary that cuts it: `piece(slot)` reads one. Climbing from the cut: the node of level j over
+/// the first tile right of the cut is, one level up, its left sibling (a piece left of the cut) on
+/// its left, or its right sibling (a piece right of the cut, absent past the last tile) on its
+/// right. It starts as the piece right of the cut at the cut's alignment level.
+template <class T, class Op, class Piece>
+RK_HOST_DEVICE T assemble_node(const tile_split& split, offset_t boundary, Op& op, Piece&& piece)
+{
+  const offset_t cut = split.part_begin(boundary);
+  int level          = 0;
+  while (((cut >> level) & 1) == 0)
+  {
+    ++level;
+  }
+  T acc = piece(piece_slot(boundary, piece_side::right, level));
+  for (; level < split.node_level; ++level)
+  {
+    if ((cut >> level) & 1)
+    {
+      acc = op(piece(piece_slot(boundary, piece_side::left, level)), acc);
+    }
+    else if ((cut >> level << level) + (offset_t{1} << level) < split.tiles)
+    {
+      acc = op(acc, piece(piece_slot(boundary, piece_side::right, level)));
+    }
+  }
+  return acc;
+}
+
+/// The pairwise tree over a sequence of node values pushed in order, with at most 2^Levels - 1 of
+/// them: a binary counter whose carries are the combines. finish() combines what is pending from
+/// the right, which is the tree's rule for a count that is not a power of two. Works for any T on
+/// the host (it constructs and destroys what it holds) and for the GPU's trivially copyable ones.
+template <class T, int Levels>
+class pairwise_fold
+{
+public:
+  RK_HOST_DEVICE pairwise_fold() {}
+  pairwise_fold(const pairwise_fold&)            = delete;
+  pairwise_fold& operator=(const pairwise_fold&) = delete;
+  RK_HOST_DEVICE ~pairwise_fold()
+  {
+    for (int level = 0; level < Levels; ++level)
+    {
+      if ((count_ >> level) & 1)
+      {
+        pending_[level].value.~T();
+      }
+    }
+  }
+
+  template <class Op>
+  RK_HOST_DEVICE void push(T v, Op& op)
+  {
+    int level = 0;
+    while ((count_ >> level) & 1)
+    {
+      v = op(static_cast<T&&>(pending_[level].value), static_cast<T&&>(v));
+      pending_[level].value.~T();
+      ++level;
+    }
+    ::new (static_cast<void*>(&pending_[level].value)) T(static_cast<T&&>(v));
+    ++count_;
+  }
+
+  /// count >= 1.
+  template <class Op>
+  RK_HOST_DEVICE T finish(Op& op) const
+  {
+    int level = 0;
+    while (((count_ >> level) & 1) == 0)
+    {
+      ++level;
+    }
+    T acc = pending_[level].value;
+    for (++level; level < Levels; ++level)
+    {
+      if ((count_ >> level) & 1)
+      {
+        acc = op(pending_[level].value, static_cast<T&&>(acc));
+      }
+    }
+    return acc;
+  }
+
+private:
+  union slot_type
+  {
+    unsigned char none;
+    T value;
+    RK_HOST_DEVICE slot_type() noexcept
+        : none()
+    {}
+    RK_HOST_DEVICE ~slot_type() {}
+  };
+  slot_type pending_[Levels];
+  offset_t count_ = 0;
+};
+} // namespace rk::detail
