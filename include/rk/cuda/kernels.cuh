@@ -279,11 +279,8 @@ __global__ void __launch_bounds__(Agent::block_threads)
       }
       return;
     }
-    // Warp 0's lanes stored this block's nodes and pieces: fence them, then thread 0 publishes.
-    if (threadIdx.x < warp_threads)
-    {
-      __threadfence();
-    }
+    // Warp 0's lanes stored this block's nodes and pieces; the barrier orders those stores before
+    // thread 0's release below (causality is transitive through bar.sync), which publishes them.
     __syncthreads();
     if (threadIdx.x == 0)
     {
