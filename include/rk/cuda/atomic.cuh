@@ -21,19 +21,13 @@ struct atomic_launcher
     return agent::grid_cap(max_grid<kernel>(agent::tuning, agent::block_threads, device));
   }
 
-  static std::int64_t partial_values(Input, offset_t, std::int64_t)
-  {
-    return 0;
-  }
-
-  static void launch(Input first, offset_t n, const initial_value<T>& init, T* out, const Op& op, cudaStream_t stream,
-                     const scratch_lease& scratch, std::int64_t grid_cap)
+  static void launch(Input first, const range_plan& plan, const initial_value<T>& init, T* out, const Op& op,
+                     cudaStream_t stream, const scratch_lease& scratch)
   {
     if (reinterpret_cast<std::uintptr_t>(out) % sizeof(T) != 0)
     {
       throw error("rk::atomic: the output must be aligned to sizeof(T) for atomic updates");
     }
-    const range_plan plan = agent::plan(first, n, grid_cap);
     launch_kernel(kernel, plan.blocks, agent::block_threads, stream, "rk::atomic: launching the kernel", first, plan,
                   scratch.counters, init, out, op);
   }

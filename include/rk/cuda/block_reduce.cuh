@@ -5,15 +5,15 @@
 // rk/cuda/kernels.cuh). The reproducible tree's body is in rk/cuda/tile_tree.cuh; both use the
 // block-level helpers here.
 //
-// How the input is cut. The range is [head | body of full chunks | tail]. The head holds the items
-// before the first 16-byte boundary (vectorized inputs only); the body is `chunks` full warp
-// chunks; the tail is what is left. Block b owns a contiguous run of chunks (the first `r` blocks
+// How the input is cut. The range is [body of full chunks | tail]: the body is `chunks` full warp
+// chunks (a vectorized input starts on a 16-byte boundary: rk/cuda/dispatch.cuh reads any other
+// element by element); the tail is what is left. Block b owns a contiguous run of chunks (the first `r` blocks
 // one more than the rest) and walks it in tiles of warps * InFlight chunks: in each tile, warp w
 // takes the w-th run of InFlight adjacent chunks, so a block streams one contiguous tile at a time
 // (good DRAM locality) while every warp's part of a tile stays contiguous. The warps' tile results
 // go to shared memory in chunk order, and after every 32 of them warp 0 folds them, in order, into
-// the block's accumulator: one barrier per 32 warp-parts. Block 0's warp 0 takes the head first;
-// the last block's warp 0 takes the tail last. Partial chunks are never padded: a lane with no
+// the block's accumulator: one barrier per 32 warp-parts. The last block's warp 0 takes the tail
+// last. Partial chunks are never padded: a lane with no
 // item simply does not take part in the combine.
 
 #include <rk/cuda/input.cuh>
@@ -26,7 +26,6 @@ namespace rk::detail
 struct range_plan
 {
   offset_t size;   ///< items in the range
-  offset_t head;   ///< items before the body
   offset_t chunks; ///< full warp chunks in the body
   int blocks;      ///< grid size
 };
@@ -36,14 +35,13 @@ inline int grid_size(const range_plan& plan)
   return plan.blocks;
 }
 
-inline range_plan make_range_plan(offset_t size, offset_t head, int chunk_items, offset_t max_blocks,
-                                  offset_t min_items_per_block)
+inline range_plan make_range_plan(offset_t size, int chunk_items, offset_t max_blocks, offset_t min_items_per_block)
 {
-  const offset_t chunks = (size - head) / chunk_items;
-  offset_t blocks       = (size - head + min_items_per_block - 1) / min_items_per_block;
+  const offset_t chunks = size / chunk_items;
+  offset_t blocks       = (size + min_items_per_block - 1) / min_items_per_block;
   blocks                = blocks < max_blocks ? blocks : max_blocks;
   blocks                = blocks < chunks ? blocks : chunks; // every block owns at least one chunk
-  return range_plan{size, head, chunks, static_cast<int>(blocks < 1 ? 1 : blocks)};
+  return range_plan{size, chunks, static_cast<int>(blocks < 1 ? 1 : blocks)};
 }
 
 /// Reduces this thread's contiguous slice of `mine` items starting at `slice`, in order. When the
@@ -108,7 +106,7 @@ __device__ __forceinline__ slice_split split_items(offset_t count, int threads, 
 }
 
 /// Reduces items [begin, begin + count) of `first` with one warp, count >= 1, any alignment
-/// (the head and the tail of a range). Result valid in lane 0.
+/// (the tail of a range). Result valid in lane 0.
 template <int MaxPerLane, class T, class It, class Op>
 __device__ T warp_reduce_items(It first, offset_t begin, offset_t count, Op& op, int lane)
 {
@@ -206,7 +204,7 @@ __device__ __forceinline__ void warp_reduce_chunks(const Chunks& in, offset_t ch
 /// The shared block body. Reduces block `block`'s share of the range described by `plan`; the
 /// result is valid in thread 0. Every block of a plan owns at least one item.
 ///
-/// `first` reads items one by one (head, tail); `chunks` reads the body.
+/// `first` reads items one by one (the tail); `chunks` reads the body.
 template <int BlockThreads, int InFlight, class T, class It, class Chunks, class Op>
 __device__ T block_reduce_range(It first, const Chunks& chunks, const range_plan& plan, int block, Op& op)
 {
@@ -230,14 +228,6 @@ __device__ T block_reduce_range(It first, const Chunks& chunks, const range_plan
   __shared__ alignas(T) unsigned char parts_raw[2][parts_per_group * sizeof(T)];
 
   maybe<T> acc; // the block's accumulator, kept by warp 0's lane 0
-  if (block == 0 && warp == 0 && plan.head > 0)
-  {
-    const T head = warp_reduce_items<Chunks::lane_items, T>(first, 0, plan.head, op, lane);
-    if (lane == 0)
-    {
-      acc.fold(head, op);
-    }
-  }
 
   int buffer = 0;
   for (offset_t group = block_first; group < block_end; group += group_chunks, buffer ^= 1)
@@ -277,7 +267,7 @@ __device__ T block_reduce_range(It first, const Chunks& chunks, const range_plan
     }
   }
 
-  const offset_t tail_begin = plan.head + plan.chunks * Chunks::chunk_items;
+  const offset_t tail_begin = plan.chunks * Chunks::chunk_items;
   if (block == plan.blocks - 1 && warp == 0 && tail_begin < plan.size)
   {
     const T tail = warp_reduce_items<Chunks::lane_items, T>(first, tail_begin, plan.size - tail_begin, op, lane);

@@ -208,13 +208,13 @@ void enqueue_reduction(Input input, std::int64_t n, const initial_value<T>& init
 {
   const bool atomic_usable = ResultInDevice && reinterpret_cast<std::uintptr_t>(out) % sizeof(T) == 0;
   with_launcher<Backend, ResultInDevice, Provider, Input, T, Op>(n, atomic_usable, [&](auto launcher) {
-    using launcher_type        = decltype(launcher);
-    const std::int64_t blocks  = launcher_type::max_blocks(device);
-    const std::int64_t partial = launcher_type::partial_values(input, n, blocks);
-    scratch_lease scratch      = lease_scratch(device.ordinal, stream, sizeof(T), static_cast<std::size_t>(partial) * sizeof(T));
+    using launcher_type = decltype(launcher);
+    using agent         = typename launcher_type::agent;
+    const auto plan     = agent::plan(n, launcher_type::max_blocks(device));
+    scratch_lease scratch =
+      lease_scratch(device.ordinal, stream, sizeof(T), static_cast<std::size_t>(agent::partial_values(plan)) * sizeof(T));
     constexpr bool via_device = !ResultInDevice && std::is_same_v<launcher_type, atomic_launcher<Provider, Input, T, Op>>;
-    launcher_type::launch(input, n, init, via_device ? static_cast<T*>(scratch.result) : out, op, stream, scratch,
-                          blocks);
+    launcher_type::launch(input, plan, init, via_device ? static_cast<T*>(scratch.result) : out, op, stream, scratch);
     if constexpr (via_device)
     {
       // Enqueued before the lease ends, so no later call on the stream can overwrite the result first.

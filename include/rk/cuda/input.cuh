@@ -53,11 +53,6 @@ struct element_pointer
   }
 };
 
-/// Whether a pointer to Item can be aligned to Item yet not to sizeof(Item), which 16-byte vector
-/// loads need: only items whose alignment is below their size.
-template <class Item>
-inline constexpr bool may_straddle_vectors_v = is_vector_item_v<Item> && alignof(Item) < sizeof(Item);
-
 /// The type a kernel reads: the raw pointer behind a contiguous iterator (so device_vector
 /// iterators cost no device_reference indirection), or the iterator itself.
 template <class It>
@@ -74,29 +69,6 @@ kernel_input_t<It> to_kernel_input(It it)
   else
   {
     return it;
-  }
-}
-
-/// Where the aligned body of a vectorized range starts: the number of leading items before the
-/// first 16-byte boundary (0 for the generic path, and for any pointer already aligned).
-template <bool Vectorized, class Input>
-offset_t unaligned_head(Input in, offset_t n)
-{
-  if constexpr (Vectorized)
-  {
-    using item          = std::remove_cv_t<std::remove_pointer_t<Input>>;
-    const auto address  = reinterpret_cast<std::uintptr_t>(in);
-    const auto misalign = address % vector_bytes;
-    if (misalign == 0 || address % sizeof(item) != 0)
-    {
-      return misalign == 0 ? 0 : n; // an item-misaligned pointer is read element by element
-    }
-    const offset_t head = static_cast<offset_t>((vector_bytes - misalign) / sizeof(item));
-    return head < n ? head : n;
-  }
-  else
-  {
-    return 0;
   }
 }
 

@@ -122,12 +122,11 @@ struct reduce_agent
     return cap;
   }
 
-  static plan_type plan(Input first, offset_t n, offset_t max_blocks)
+  static plan_type plan(offset_t n, offset_t max_blocks)
   {
     const offset_t min_chunks = offset_t{tuning.min_chunks_per_warp} * (block_threads / warp_threads);
     if constexpr (pairwise)
     {
-      (void) first;
       const offset_t tiles = tile_count(n, tile_items<item>);
       offset_t blocks      = (tiles + min_chunks - 1) / min_chunks;
       blocks               = blocks < max_blocks ? blocks : max_blocks;
@@ -135,12 +134,12 @@ struct reduce_agent
     }
     else
     {
-      const offset_t head = unaligned_head<vectorized>(first, n);
-      return make_range_plan(n, head, chunk_items, max_blocks, static_cast<offset_t>(chunk_items) * min_chunks);
+      return make_range_plan(n, chunk_items, max_blocks, static_cast<offset_t>(chunk_items) * min_chunks);
     }
   }
 
-  /// Scratch a plan's blocks write: node values and pieces, or one partial per block.
+  /// Scratch a plan's blocks write: node values and pieces, or one partial per block (rk::atomic,
+  /// which writes none, leases them all the same: a block's worth of values).
   static offset_t partial_values(const plan_type& p)
   {
     if constexpr (pairwise)
@@ -169,7 +168,7 @@ struct reduce_agent
   template <class Op>
   __device__ static T reduce_block(Input first, const range_plan& p, int block, Op& op)
   {
-    const chunks_type chunks{first + p.head};
+    const chunks_type chunks{first};
     return block_reduce_range<block_threads, in_flight, T>(first, chunks, p, block, op);
   }
 };

@@ -19,15 +19,9 @@ struct single_pass_launcher
     return agent::grid_cap(max_grid<kernel>(agent::tuning, agent::block_threads, device));
   }
 
-  static std::int64_t partial_values(Input first, offset_t n, std::int64_t grid_cap)
+  static void launch(Input first, const typename agent::plan_type& plan, const initial_value<T>& init, T* out,
+                     const Op& op, cudaStream_t stream, const scratch_lease& scratch)
   {
-    return agent::partial_values(agent::plan(first, n, grid_cap));
-  }
-
-  static void launch(Input first, offset_t n, const initial_value<T>& init, T* out, const Op& op,
-                     cudaStream_t stream, const scratch_lease& scratch, std::int64_t grid_cap)
-  {
-    const auto plan = agent::plan(first, n, grid_cap);
     launch_kernel(kernel, grid_size(plan), agent::block_threads, stream, "rk::single_pass: launching the kernel", first,
                   plan, static_cast<T*>(scratch.partials), scratch.counters, init, out, op);
   }

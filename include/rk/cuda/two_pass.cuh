@@ -20,15 +20,9 @@ struct two_pass_launcher
     return agent::grid_cap(max_grid<first_kernel>(agent::tuning, agent::block_threads, device));
   }
 
-  static std::int64_t partial_values(Input first, offset_t n, std::int64_t grid_cap)
+  static void launch(Input first, const typename agent::plan_type& plan, const initial_value<T>& init, T* out,
+                     const Op& op, cudaStream_t stream, const scratch_lease& scratch)
   {
-    return agent::partial_values(agent::plan(first, n, grid_cap));
-  }
-
-  static void launch(Input first, offset_t n, const initial_value<T>& init, T* out, const Op& op,
-                     cudaStream_t stream, const scratch_lease& scratch, std::int64_t grid_cap)
-  {
-    const auto plan = agent::plan(first, n, grid_cap);
     T* partials     = static_cast<T*>(scratch.partials);
     launch_kernel(first_kernel, grid_size(plan), agent::block_threads, stream,
                   "rk::two_pass: launching the partials kernel", first, plan, partials, init, out, op);

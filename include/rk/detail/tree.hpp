@@ -75,24 +75,6 @@ struct tile_span
   }
 };
 
-/// Calls `visit(a, level)` for the largest nodes of level <= `top` inside `span`, left to right.
-/// Their levels rise and then fall; at each end of a span they are all different.
-template <class Visit>
-RK_HOST_DEVICE void for_each_largest_node(const tile_span& span, int top, Visit&& visit)
-{
-  offset_t a = span.begin;
-  while (a < span.end)
-  {
-    int level = 0;
-    while (level < top && a % (offset_t{2} << level) == 0 && span.complete(a, level + 1))
-    {
-      ++level;
-    }
-    visit(a, level);
-    a += offset_t{1} << level;
-  }
-}
-
 /// How a GPU grid (or a host thread pool) shares the tiles: `parts` contiguous runs as even as
 /// possible, and the node level `node_level` (nodes of 2^node_level tiles) at which the parts
 /// hand their results to the final pass. Every part holds at least one node's worth of tiles, so
