@@ -29,7 +29,7 @@ find_path(NCCL_INCLUDE_DIR nccl.h
   HINTS ${_nccl_hints} ${_nccl_toolkit_dirs}
   PATH_SUFFIXES include)
 # libnccl.so.2 by its full name too: the wheel has no unversioned libnccl.so.
-find_library(NCCL_LIBRARY NAMES nccl libnccl.so.2
+find_library(NCCL_LIBRARY NAMES nccl libnccl.so.2 NAMES_PER_DIR
   HINTS ${_nccl_hints} ${_nccl_toolkit_dirs}
   PATH_SUFFIXES lib lib64)
 
