@@ -113,8 +113,10 @@ void large_shards(const rank_env& env, report& out)
   const std::int64_t n = (std::int64_t{1} << 31) + 77 + 1000 * env.rank;
   const auto policy    = rk::nccl(env.comm).on(env.stream);
   const auto index     = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(begin), index_identity{});
-  const std::int64_t sum  = rk::reduce(policy, index, index + n, std::int64_t{3}, rk::plus{});
-  const std::int64_t want = 3 + total * (total - 1) / 2;
+  // Past 2^32 items in all the sum of the indices passes 2^63: summed as uint64, mod 2^64.
+  const std::uint64_t sum = rk::reduce(policy, index, index + n, std::uint64_t{3}, rk::plus{});
+  const auto t            = static_cast<std::uint64_t>(total);
+  const std::uint64_t want = 3 + (t % 2 == 0 ? (t / 2) * (t - 1) : t * ((t - 1) / 2));
   out.expect(sum == want, "sum of the global indices = " + std::to_string(sum) + ", expected " + std::to_string(want));
   const auto segments = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(begin), to_segment{});
   device_slot<segment> result;
