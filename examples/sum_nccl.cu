@@ -73,7 +73,8 @@ int run_rank(ncclComm_t comm, int rank, int ranks)
     const auto maps = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(first), step_map{});
     thrust::device_vector<affine> out(1);
     rk::reduce_into(policy, maps, maps + items_per_rank, out.data(), affine{1, 0}, compose{});
-    const affine f = out[0]; // (reads after the stream's work: device_vector's read synchronizes)
+    cudaStreamSynchronize(stream); // reduce_into returned at once; out[0] is read on another stream
+    const affine f = out[0];
 
     const std::int64_t total = ranks * items_per_rank;
     std::printf("rank %d of %d: sum of 0..%lld = %lld (expected %lld); composed maps: x -> %u x + %u\n", rank, ranks,

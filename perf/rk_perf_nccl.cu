@@ -9,8 +9,9 @@
 //               rk::reduce_into with rk::device over the shard alone (what the gather adds to);
 //               what a user writes for sums (cub::DeviceReduce::Sum, then ncclAllReduce of one
 //               element); the gather-and-fold step alone (record, ncclAllGather, fold) against
-//               ncclAllReduce of one element (target: no slower) and a bare ncclAllGather of
-//               one record.
+//               ncclAllReduce of one element (target: no slower), a bare ncclAllGather of
+//               one record, and two grouped ncclAllGathers (value, flag: a variant that would
+//               need no record-writing kernel).
 //
 // Method. Every trial times each contender once, the order rotated from trial to trial (as
 // rk_perf does, perf/trials.cuh); a contender's time in a trial is CUDA events around `calls`
@@ -360,6 +361,18 @@ void latency_case(team& t, int rank, cudaStream_t stream, int log2n, const optio
        nccl_check(ncclAllGather(records + me.rank, records, sizeof(record_type), ncclUint8, comm, stream),
                   "ncclAllGather");
      }},
+    // A variant the step could use: values straight from the local result and flags from bytes
+    // already in device memory, gathered in one NCCL group (no record-writing kernel).
+    {"ncclAllGather x2, grouped", true,
+     [&] {
+       auto* values = static_cast<unsigned char*>(record.get());
+       auto* flags  = values + 128 * static_cast<std::size_t>(t.ranks);
+       nccl_check(ncclGroupStart(), "ncclGroupStart");
+       nccl_check(ncclAllGather(values + me.rank * sizeof(T), values, sizeof(T), ncclUint8, comm, stream),
+                  "ncclAllGather");
+       nccl_check(ncclAllGather(flags + me.rank, flags, 1, ncclUint8, comm, stream), "ncclAllGather");
+       nccl_check(ncclGroupEnd(), "ncclGroupEnd");
+     }},
   };
   const int trials = opt.trials > 0 ? opt.trials : (opt.quick ? 3 : 7);
   const auto times = run_trials(t, rank, stream, contenders, opt.quick ? 50 : 200, trials);
@@ -377,7 +390,7 @@ void latency_case(team& t, int rank, cudaStream_t stream, int log2n, const optio
                  interval(paired_ratio(times[0], times[2]), 2)});
   const estimate step = paired_ratio(times[3], times[4]);
   step_table.add_row({type_traits<T>::name, power_of_two(log2n), fixed(e[3].median, 2), fixed(e[4].median, 2),
-                      fixed(e[5].median, 2), interval(step, 2),
+                      fixed(e[5].median, 2), fixed(e[6].median, 2), interval(step, 2),
                       t.ranks >= 2 ? to_string(judge(step, true, 1.0)) : "-"});
   for (std::size_t c = 0; c < contenders.size(); ++c)
   {
@@ -540,7 +553,7 @@ int main(int argc, char** argv)
                             "nccl / shard [IQR]", "nccl / (cub + AllReduce) [IQR]"},
                            2);
     markdown_table step({"type", "items per rank", "gather-and-fold us", "AllReduce(1) us", "AllGather(record) us",
-                         "step / AllReduce [IQR]", "<= 1"},
+                         "2 AllGathers grouped us", "step / AllReduce [IQR]", "<= 1"},
                         2);
     std::vector<std::thread> threads;
     std::vector<std::string> errors(ranks);
