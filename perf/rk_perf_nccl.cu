@@ -544,7 +544,7 @@ int main(int argc, char** argv)
     {
       std::cout << "- one GPU: the figures measure the code path, not a speed-up\n";
     }
-    std::cout << "- the local step is rk/cuda/reduce_range.cuh's provisional no-init reduction\n\n";
+    std::cout << "- each rank's local step: rk::detail::reduce_range_into (include/rk/cuda/reduce_range.cuh)\n\n";
 
     markdown_table throughput({"type", "items in all", "GPUs", "rk::nccl us", "GB/s", "one GPU us", "GB/s",
                                "speed-up [IQR]", ">= 1.9x"},
