@@ -12,9 +12,17 @@
 #include <cstring>
 
 std::string (*rk_test::suite_banner)() = nullptr;
+int (*rk_test::helper_main)(int, char**) = nullptr;
 
 int main(int argc, char** argv)
 {
+  if (rk_test::helper_main)
+  {
+    if (const int status = rk_test::helper_main(argc, argv); status >= 0)
+    {
+      return status;
+    }
+  }
   bool listing = false;
   for (int i = 1; i < argc; ++i)
   {

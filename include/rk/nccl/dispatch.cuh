@@ -1,0 +1,176 @@
+#pragma once
+// rk::reduce, rk::reduce_into and rk::explain for rk::nccl policies: each rank reduces its shard
+// without init (rk::detail::reduce_range_into, the local policy's backend), stores a
+// (valid, value) record, one ncclAllGather shares the records, and each rank folds them in rank
+// order after init. Everything is enqueued on the policy's stream; only the value-returning
+// rk::reduce waits.
+
+#include <rk/cuda/dispatch.cuh>
+#include <rk/cuda/error.cuh>
+#include <rk/cuda/functional.cuh>
+#include <rk/cuda/launch.cuh>
+#include <rk/cuda/runtime.cuh>
+#include <rk/cuda/warp_reduce.cuh>
+#include <rk/detail/range.hpp>
+#include <rk/nccl/error.cuh>
+#include <rk/nccl/kernels.cuh>
+#include <rk/nccl/policy.cuh>
+
+#include <nccl.h>
+
+#include <thrust/iterator/iterator_traits.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+namespace rk
+{
+namespace detail
+{
+/// This rank's place in its communicator.
+struct nccl_rank
+{
+  int rank;
+  int ranks;
+  int device;
+};
+
+/// Asks `comm` who this rank is, and checks that its GPU is the current device (rk's GPU policies
+/// run on the current device, and so does the stream the caller passes).
+inline nccl_rank query_rank(ncclComm_t comm, const char* what)
+{
+  nccl_rank me{};
+  const std::string call(what);
+  check_nccl(ncclCommCount(comm, &me.ranks), comm, (call + ": ncclCommCount").c_str());
+  check_nccl(ncclCommUserRank(comm, &me.rank), comm, (call + ": ncclCommUserRank").c_str());
+  check_nccl(ncclCommCuDevice(comm, &me.device), comm, (call + ": ncclCommCuDevice").c_str());
+  int current = 0;
+  throw_on_error(cudaGetDevice(&current), "rk::nccl: cudaGetDevice");
+  if (current != me.device)
+  {
+    throw error(call + ": the communicator's rank " + std::to_string(me.rank) + " is on GPU "
+                + std::to_string(me.device) + " but the current device is GPU " + std::to_string(current)
+                + ": call cudaSetDevice(" + std::to_string(me.device) + ") in this rank's thread first");
+  }
+  return me;
+}
+
+/// The gather-and-fold step: stores this rank's record (the shard's result at `shard_value`, or
+/// an empty record if null), gathers every rank's record in place with one ncclAllGather, and
+/// folds them in rank order after `init` into `out` (device memory, or a pinned host slot).
+/// Stream-ordered on `stream`; the records live in this call's scratch, leased only now, after the
+/// local reduction has been enqueued (that one leases the same stream's scratch itself).
+template <class T, class Op>
+void gather_and_fold(ncclComm_t comm, const nccl_rank& me, const T* shard_value, const T& init, T* out, const Op& op,
+                     cudaStream_t stream, const device_facts& device)
+{
+  using record = maybe<T>;
+  scratch_lease scratch =
+    lease_scratch(device.ordinal, stream, sizeof(record), static_cast<std::size_t>(me.ranks) * sizeof(record));
+  record* records = static_cast<record*>(scratch.partials);
+  launch_kernel(store_shard_record_kernel<T>, 1, 1, stream, "rk::nccl: storing this rank's record", shard_value,
+                records + me.rank);
+  // In place: this rank's record already sits at its slot of the receive buffer.
+  check_nccl(ncclAllGather(records + me.rank, records, sizeof(record), ncclUint8, comm, stream), comm,
+             "rk::nccl: ncclAllGather of the shard records");
+  launch_kernel(fold_shard_records_kernel<T, Op>, 1, 1, stream, "rk::nccl: folding the shard records", records,
+                me.ranks, init, out, op);
+  scratch.close();
+}
+} // namespace detail
+
+/// `init ⊕ shard_0 ⊕ shard_1 ⊕ … ⊕ shard_{R-1}` on every rank of `policy.comm`, where shard_r is
+/// the range [first, last) rank r passed: the reduction of the concatenation of the shards in rank
+/// order, `init` combined once, on the left. Shards may differ in length and may be empty; if all
+/// are, the result is `init` and `op` is never called. Every rank must make the same calls on its
+/// communicator in the same order, with the same `T` and `op` (NCCL gathers sizeof(T) + a flag
+/// per rank; a rank that disagrees gets garbage or hangs the others, and rk cannot check it
+/// cheaply). Call it from one host thread per rank, with that rank's GPU current, outside any
+/// ncclGroupStart/ncclGroupEnd. Waits for the policy's stream only.
+///
+/// \code
+/// float s = rk::reduce(rk::nccl(comm).on(stream), shard.begin(), shard.end(), 0.0f, rk::plus{});
+/// \endcode
+template <gpu_backend Backend, class Provider, class InputIt, class T, class BinaryOp>
+T reduce_dispatch(const nccl_policy<Backend, Provider>& policy, InputIt first, InputIt last, T init, BinaryOp user_op)
+{
+  const auto& op = detail::to_device_operator(user_op);
+  using Op       = detail::device_operator_t<BinaryOp>;
+  detail::check_gpu_call<Backend, InputIt, T, Op>();
+  const std::int64_t n           = detail::checked_distance(first, last);
+  const detail::nccl_rank me     = detail::query_rank(policy.comm, "rk::reduce with rk::nccl");
+  const cudaStream_t stream      = policy.stream();
+  detail::check_not_capturing(stream, "rk::reduce with rk::nccl");
+  const detail::device_facts& device = detail::current_device_facts();
+  // The shard's result and then the final one go through a pinned slot, which kernels write directly.
+  const detail::pinned_slot result = detail::acquire_pinned_slot();
+  T* slot                          = static_cast<T*>(result.get());
+  if (n > 0)
+  {
+    detail::reduce_range_into(policy.local, first, last, slot, user_op);
+  }
+  detail::gather_and_fold(policy.comm, me, n > 0 ? slot : nullptr, init, slot, op, stream, device);
+  detail::throw_on_error(cudaStreamSynchronize(stream), "rk::reduce with rk::nccl: waiting for the reduction");
+  detail::uninitialized<T> value;
+  std::memcpy(static_cast<void*>(&value), result.get(), sizeof(T));
+  return value.value;
+}
+
+/// Stream-ordered form: writes `init ⊕ shard_0 ⊕ … ⊕ shard_{R-1}` to device memory `out` (a `T*`
+/// or thrust::device_ptr<T>) on every rank and returns without waiting. Same rules as rk::reduce
+/// with rk::nccl. Capturable in a CUDA graph where NCCL's collectives are (every rank captures
+/// its own; a captured call allocates its scratch inside the graph).
+///
+/// \code
+/// rk::reduce_into(rk::nccl(comm).on(stream), shard.begin(), shard.end(), d_out, init, op);
+/// \endcode
+template <gpu_backend Backend, class Provider, class InputIt, class OutputPtr, class T, class BinaryOp>
+void reduce_into(const nccl_policy<Backend, Provider>& policy, InputIt first, InputIt last, OutputPtr out, T init,
+                 BinaryOp user_op)
+{
+  const auto& op = detail::to_device_operator(user_op);
+  using Op       = detail::device_operator_t<BinaryOp>;
+  detail::check_gpu_call<Backend, InputIt, T, Op>();
+  T* result                      = detail::unwrap_output<T>(out);
+  const std::int64_t n           = detail::checked_distance(first, last);
+  const detail::nccl_rank me     = detail::query_rank(policy.comm, "rk::reduce_into with rk::nccl");
+  const detail::device_facts& device = detail::current_device_facts();
+  if constexpr (!std::is_same_v<typename thrust::iterator_system<OutputPtr>::type, thrust::device_system_tag>)
+  {
+    detail::check_device_accessible(result, "the output pointer", device);
+  }
+  // The shard's result waits in *out (ours until the stream reaches the end of this call) for the
+  // gather.
+  if (n > 0)
+  {
+    detail::reduce_range_into(policy.local, first, last, result, user_op);
+  }
+  detail::gather_and_fold(policy.comm, me, n > 0 ? result : nullptr, init, result, op, policy.stream(), device);
+}
+
+template <gpu_backend Backend, class Provider, class InputIt, class OutputPtr, class T>
+void reduce_into(const nccl_policy<Backend, Provider>& policy, InputIt first, InputIt last, OutputPtr out, T init)
+{
+  reduce_into(policy, first, last, out, init, plus{});
+}
+
+/// What the local policy would run on this rank's shard, and the gather that follows. Runs
+/// nothing; asks the communicator how many ranks it has.
+template <gpu_backend Backend, class Provider, class InputIt, class T, class BinaryOp>
+explanation explain_dispatch(const nccl_policy<Backend, Provider>& policy, InputIt first, InputIt last, const T& init,
+                             const BinaryOp& op)
+{
+  explanation e = explain_dispatch(policy.local, first, last, init, op);
+  int ranks     = 0;
+  detail::check_nccl(ncclCommCount(policy.comm, &ranks), policy.comm, "rk::explain with rk::nccl: ncclCommCount");
+  e.policy = "nccl(" + e.policy + ")";
+  e.reason += "; across the " + std::to_string(ranks) + " ranks: this rank's shard is reduced without init "
+            + (e.size == 0 ? std::string("(empty here: nothing runs for it)") : std::string("by '") + e.backend + "'")
+            + ", then one ncclAllGather of " + std::to_string(sizeof(detail::maybe<T>))
+            + "-byte (valid, value) records per rank and a fold of the records in rank order after init, on "
+              "every rank";
+  return e;
+}
+} // namespace rk
