@@ -39,6 +39,34 @@ struct segment_merge
   }
 };
 
+/// segment_merge with a start marker for rk::segmented_reduce, whose one `init` serves segments
+/// that start anywhere: marker ⊕ [b, e) = [b - start_shift, e); a marker anywhere but leftmost, or
+/// twice, poisons. Reducing segment [b, e) of the items [i, i+1) from the marker gives exactly
+/// [b - start_shift, e) only if init was applied once, on the left, and every combine was adjacent
+/// and in order. Associative on every sequence the marker starts.
+struct marker_merge
+{
+  static constexpr std::int64_t marker_begin = -(std::int64_t{1} << 61);
+  static constexpr std::int64_t start_shift  = std::int64_t{1} << 40;
+
+  static RK_HOST_DEVICE segment marker()
+  {
+    return segment{marker_begin, marker_begin};
+  }
+  RK_HOST_DEVICE segment operator()(const segment& a, const segment& b) const
+  {
+    if (b.begin == marker_begin || b.begin == segment_merge::poison || a.begin == segment_merge::poison)
+    {
+      return segment{segment_merge::poison, segment_merge::poison};
+    }
+    if (a.begin == marker_begin)
+    {
+      return segment{b.begin - start_shift, b.end};
+    }
+    return segment_merge{}(a, b);
+  }
+};
+
 /// Item i -> [i, i+1).
 struct to_segment
 {

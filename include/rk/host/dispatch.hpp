@@ -4,6 +4,8 @@
 #include <rk/detail/reduce_api.hpp>
 #include <rk/host/reduce_parallel.hpp>
 #include <rk/host/reduce_seq.hpp>
+#include <rk/host/segmented.hpp>
+#include <rk/detail/segmented_api.hpp>
 
 #include <string>
 
@@ -26,6 +28,22 @@ T reduce_dispatch(const host_policy& policy, InputIt first, InputIt last, T init
                 "rk::host needs random-access iterators; use rk::seq for input or forward iterators");
   const std::int64_t n = detail::checked_distance(first, last);
   return detail::reduce_parallel(policy, first, n, std::move(init), op);
+}
+
+template <class InputIt, class Segments, class OutputIt, class T, class BinaryOp>
+void segmented_dispatch(const seq_policy&, InputIt first, const Segments& segments, OutputIt out, T init,
+                        BinaryOp op)
+{
+  detail::segmented_reduce_seq(first, segments, out, init, op);
+}
+
+template <class InputIt, class Segments, class OutputIt, class T, class BinaryOp>
+void segmented_dispatch(const host_policy& policy, InputIt first, const Segments& segments, OutputIt out, T init,
+                        BinaryOp op)
+{
+  static_assert(detail::is_random_access_v<InputIt>,
+                "rk::host needs random-access iterators; use rk::seq for input or forward iterators");
+  detail::segmented_reduce_host(policy, first, segments, out, init, op);
 }
 
 template <class InputIt, class T, class BinaryOp>

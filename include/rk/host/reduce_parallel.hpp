@@ -60,40 +60,30 @@ T host_tile_value(RandomIt first, offset_t n, offset_t tile, BinaryOp& op)
   return std::move(*lane[0]);
 }
 
-template <class RandomIt, class T, class BinaryOp>
-T reduce_parallel(const host_policy& policy, RandomIt first, std::int64_t n, T init, BinaryOp& op)
+/// The root of the tree over [first, first + n), n >= 1, on the calling thread.
+template <class T, class RandomIt, class BinaryOp>
+T host_tree_root(RandomIt first, offset_t n, BinaryOp& op)
 {
-  if (n == 0)
+  using item           = typename std::iterator_traits<RandomIt>::value_type;
+  const offset_t tiles = tile_count(n, tile_items<item>);
+  pairwise_fold<T, 64> fold;
+  for (offset_t t = 0; t < tiles; ++t)
   {
-    return init;
+    fold.push(host_tile_value<T>(first, n, t, op), op);
   }
-  using item             = typename std::iterator_traits<RandomIt>::value_type;
-  const unsigned threads = host_thread_count(policy, n);
-  const offset_t tiles   = tile_count(n, tile_items<item>);
-  // Several nodes per thread, so that uneven node counts cost little.
-  const tile_split split = make_tile_split(tiles, std::min<offset_t>(tiles, offset_t{threads} * 4));
-  const offset_t nodes   = split.nodes();
+  return fold.finish(op);
+}
 
-  auto node_value = [&](offset_t node) {
-    const offset_t begin = node * split.node_tiles(), end = std::min(begin + split.node_tiles(), tiles);
-    pairwise_fold<T, 64> fold;
-    for (offset_t t = begin; t < end; ++t)
-    {
-      fold.push(host_tile_value<T>(first, n, t, op), op);
-    }
-    return fold.finish(op);
-  };
-
-  std::vector<std::optional<T>> results(static_cast<std::size_t>(nodes));
+/// Runs work(t) for t in [0, threads): on threads - 1 new threads and the calling one (which also
+/// takes the shares of threads that could not be started), then rethrows the first exception.
+template <class Work>
+void host_parallel_for(unsigned threads, Work&& work)
+{
   std::vector<std::exception_ptr> errors(threads);
   auto run_thread = [&](unsigned t) {
     try
     {
-      const offset_t begin = nodes * t / threads, end = nodes * (t + 1) / threads;
-      for (offset_t node = begin; node < end; ++node)
-      {
-        results[static_cast<std::size_t>(node)].emplace(node_value(node));
-      }
+      work(t);
     }
     catch (...)
     {
@@ -101,7 +91,7 @@ T reduce_parallel(const host_policy& policy, RandomIt first, std::int64_t n, T i
     }
   };
   std::vector<std::thread> workers;
-  workers.reserve(threads - 1);
+  workers.reserve(threads > 0 ? threads - 1 : 0);
   unsigned spawned = 1;
   try
   {
@@ -130,6 +120,40 @@ T reduce_parallel(const host_policy& policy, RandomIt first, std::int64_t n, T i
       std::rethrow_exception(e);
     }
   }
+}
+
+template <class RandomIt, class T, class BinaryOp>
+T reduce_parallel(const host_policy& policy, RandomIt first, std::int64_t n, T init, BinaryOp& op)
+{
+  if (n == 0)
+  {
+    return init;
+  }
+  using item             = typename std::iterator_traits<RandomIt>::value_type;
+  const unsigned threads = host_thread_count(policy, n);
+  const offset_t tiles   = tile_count(n, tile_items<item>);
+  // Several nodes per thread, so that uneven node counts cost little.
+  const tile_split split = make_tile_split(tiles, std::min<offset_t>(tiles, offset_t{threads} * 4));
+  const offset_t nodes   = split.nodes();
+
+  auto node_value = [&](offset_t node) {
+    const offset_t begin = node * split.node_tiles(), end = std::min(begin + split.node_tiles(), tiles);
+    pairwise_fold<T, 64> fold;
+    for (offset_t t = begin; t < end; ++t)
+    {
+      fold.push(host_tile_value<T>(first, n, t, op), op);
+    }
+    return fold.finish(op);
+  };
+
+  std::vector<std::optional<T>> results(static_cast<std::size_t>(nodes));
+  host_parallel_for(threads, [&](unsigned t) {
+    const offset_t begin = nodes * t / threads, end = nodes * (t + 1) / threads;
+    for (offset_t node = begin; node < end; ++node)
+    {
+      results[static_cast<std::size_t>(node)].emplace(node_value(node));
+    }
+  });
   pairwise_fold<T, 64> root;
   for (auto& r : results)
   {

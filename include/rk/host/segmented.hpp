@@ -1,0 +1,82 @@
+#pragma once
+// rk::segmented_reduce for the host policies: rk::seq folds each segment left to right; rk::host
+// reduces each segment with rk's tree (the GPU's bits), segments shared over threads, and segments
+// long enough to keep every thread busy on their own reduced by all of them.
+
+#include <rk/detail/segments.hpp>
+#include <rk/host/reduce_parallel.hpp>
+#include <rk/host/reduce_seq.hpp>
+#include <rk/policy.hpp>
+
+#include <iterator>
+#include <utility>
+#include <vector>
+
+namespace rk::detail
+{
+/// Throws for the first segment that ends before it begins; returns the items of all segments.
+template <class Segments>
+offset_t checked_total_items(const Segments& segments)
+{
+  offset_t total = 0;
+  for (offset_t s = 0; s < segments.count; ++s)
+  {
+    const offset_t b = segments.begin(s), e = segments.end(s);
+    if (e < b)
+    {
+      throw error(bad_segment_message(s, b, e));
+    }
+    total += e - b;
+  }
+  return total;
+}
+
+template <class RandomIt, class Segments, class OutputIt, class T, class BinaryOp>
+void segmented_reduce_seq(RandomIt first, const Segments& segments, OutputIt out, const T& init, BinaryOp& op)
+{
+  (void) checked_total_items(segments);
+  for (offset_t s = 0; s < segments.count; ++s)
+  {
+    out[s] = reduce_sequential(first + segments.begin(s), first + segments.end(s), init, op);
+  }
+}
+
+/// Segments at least this long are reduced by every thread together (reduce_parallel), after the
+/// others: a thread pool split by segment count would leave them to one thread.
+inline constexpr offset_t host_shared_segment_items = offset_t{1} << 20;
+
+template <class RandomIt, class Segments, class OutputIt, class T, class BinaryOp>
+void segmented_reduce_host(const host_policy& policy, RandomIt first, const Segments& segments, OutputIt out,
+                           const T& init, BinaryOp& op)
+{
+  const offset_t total   = checked_total_items(segments);
+  const unsigned threads = host_thread_count(policy, total);
+  host_parallel_for(threads, [&](unsigned t) {
+    const offset_t begin = segments.count * t / threads, end = segments.count * (t + 1) / threads;
+    for (offset_t s = begin; s < end; ++s)
+    {
+      const offset_t b = segments.begin(s), n = segments.end(s) - b;
+      if (n == 0)
+      {
+        out[s] = init;
+      }
+      else if (n < host_shared_segment_items || threads == 1)
+      {
+        T copy(init);
+        out[s] = op(std::move(copy), host_tree_root<T>(first + b, n, op));
+      }
+    }
+  });
+  if (threads > 1)
+  {
+    for (offset_t s = 0; s < segments.count; ++s)
+    {
+      const offset_t b = segments.begin(s), n = segments.end(s) - b;
+      if (n >= host_shared_segment_items)
+      {
+        out[s] = reduce_parallel(policy, first + b, n, T(init), op);
+      }
+    }
+  }
+}
+} // namespace rk::detail
