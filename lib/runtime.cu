@@ -677,6 +677,64 @@ void check_device_accessible(const void* p, const char* what, const device_facts
 }
 } // namespace rk::detail
 
+namespace rk::detail
+{
+namespace
+{
+struct error_words
+{
+  std::mutex mutex;
+  std::array<unsigned long long*, max_devices> words{};
+};
+
+error_words& the_error_words()
+{
+  static error_words words; // never freed: kernels may still write to it at exit
+  return words;
+}
+} // namespace
+
+unsigned long long* device_error_word(int device)
+{
+  if (device < 0 || device >= max_devices)
+  {
+    throw error("rk: device ordinal " + std::to_string(device) + " is out of the supported range");
+  }
+  auto& words = the_error_words();
+  std::lock_guard<std::mutex> guard(words.mutex);
+  if (words.words[device] == nullptr)
+  {
+    relaxed_capture_mode relaxed;
+    void* word = nullptr;
+    if (const cudaError_t code = cudaHostAlloc(&word, sizeof(unsigned long long), cudaHostAllocMapped | cudaHostAllocPortable);
+        code != cudaSuccess)
+    {
+      throw_allocation_error(code, sizeof(unsigned long long), "pinned host memory (the device error word)");
+    }
+    *static_cast<volatile unsigned long long*>(word) = 0;
+    words.words[device] = static_cast<unsigned long long*>(word);
+  }
+  return words.words[device];
+}
+} // namespace rk::detail
+
+void rk::check_device_errors()
+{
+  int device = 0;
+  detail::throw_on_error(cudaGetDevice(&device), "rk::check_device_errors: cudaGetDevice");
+  auto* word = reinterpret_cast<volatile unsigned long long*>(detail::device_error_word(device));
+  const unsigned long long report = *word;
+  if (report == 0)
+  {
+    return;
+  }
+  *word = 0;
+  throw error("rk::segmented_reduce: an earlier call on device " + std::to_string(device) + " was given segment "
+              + std::to_string(report - 1)
+              + ", which ends before it begins (decreasing CSR offsets, or a CUB-form end below its begin); its "
+                "output holds init");
+}
+
 void rk::release_cached_memory()
 {
   {

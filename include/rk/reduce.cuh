@@ -22,4 +22,5 @@
 #include <rk/cuda/functional.cuh>
 #include <rk/cuda/policy.cuh>
 #include <rk/cuda/runtime.cuh>
+#include <rk/cuda/segmented_dispatch.cuh>
 #include <rk/cuda/tuning.cuh>

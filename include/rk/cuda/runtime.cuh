@@ -30,6 +30,12 @@ namespace rk
 /// no rk call is in flight (for instance before cudaDeviceReset); the next call allocates again.
 void release_cached_memory();
 
+/// Throws rk::error for bad input that an earlier stream-ordered call found on the device while
+/// it ran (today: a segment of rk::segmented_reduce that ends before it begins; that segment's
+/// output holds init), and clears the report. Every rk::segmented_reduce call on a GPU policy
+/// makes this check first; call it after synchronizing to learn of a problem at once.
+void check_device_errors();
+
 namespace detail
 {
 /// What the dispatch layer needs to know about a device; read once per device, then cached.
@@ -141,6 +147,10 @@ private:
 };
 
 pinned_slot acquire_pinned_slot();
+
+/// A word of mapped pinned host memory per device in which kernels report bad input they find (the
+/// first report stands until check_device_errors clears it); a device pointer, allocated once.
+unsigned long long* device_error_word(int device);
 
 /// Throws rk::host_memory_error if the current device `device` cannot read `p`: pageable host
 /// memory on a system whose GPU does not read it, or another GPU's memory without peer access.

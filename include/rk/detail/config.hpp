@@ -4,8 +4,12 @@
 
 #if defined(__CUDACC__)
 #  define RK_HOST_DEVICE __host__ __device__
+// Before a host-device template that may be instantiated with host-only iterators (the host
+// policies' segment sources): nvcc then checks each use on its own side.
+#  define RK_EXEC_CHECK_DISABLE _Pragma("nv_exec_check_disable")
 #else
 #  define RK_HOST_DEVICE
+#  define RK_EXEC_CHECK_DISABLE
 #endif
 
 #if __cplusplus < 201703L && !defined(_MSVC_LANG)

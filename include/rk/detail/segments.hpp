@@ -25,10 +25,12 @@ struct csr_segments
   OffsetIt offsets;
   offset_t count;
 
+  RK_EXEC_CHECK_DISABLE
   RK_HOST_DEVICE offset_t begin(offset_t s) const
   {
     return static_cast<offset_t>(offsets[s]);
   }
+  RK_EXEC_CHECK_DISABLE
   RK_HOST_DEVICE offset_t end(offset_t s) const
   {
     return static_cast<offset_t>(offsets[s + 1]);
@@ -43,10 +45,12 @@ struct bounded_segments
   EndIt ends;
   offset_t count;
 
+  RK_EXEC_CHECK_DISABLE
   RK_HOST_DEVICE offset_t begin(offset_t s) const
   {
     return static_cast<offset_t>(begins[s]);
   }
+  RK_EXEC_CHECK_DISABLE
   RK_HOST_DEVICE offset_t end(offset_t s) const
   {
     return static_cast<offset_t>(ends[s]);

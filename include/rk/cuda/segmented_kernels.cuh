@@ -1,0 +1,452 @@
+#pragma once
+// rk::segmented_reduce's kernels. Every segment is reduced with rk::reduce's tree counted from
+// the segment's own first item (rk/detail/tree.hpp): lanes fold 32 bytes of items, a tile
+// combines 32 lanes pairwise, tiles combine pairwise. So out[s] has rk::reduce's bits over the
+// same items, whichever kernel and backend computed it.
+//
+// Two kinds of work, chosen per segment on the device (the host does not know the lengths):
+//  - short_segments_kernel: blocks take equal runs of segments, a batch of block_threads at a
+//    time. A segment of at most one lane's items is folded by one thread; up to four lanes' worth
+//    by a group of four lanes (eight segments per warp); longer ones by a warp, tile by tile.
+//    Segments longer than long_segment_min_tiles tiles go on the long list instead, while it
+//    has room (past it, a warp takes them too: slower, never wrong).
+//  - the long list: a one-block plan kernel gives each listed segment a number of parts in
+//    proportion to its length, and long_segments_kernel runs rk::reduce's block body
+//    (tree_reduce_part) on every part. A segment's parts are put together as rk::reduce's are: by
+//    a second kernel (two_pass), or by the last of its blocks to finish (single_pass: an arrival
+//    counter per listed segment and per cut, each reset by its last user).
+
+#include <rk/cuda/kernels.cuh>
+
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+
+#include <cuda/atomic>
+
+namespace rk::detail
+{
+/// Segments on the long list at most; the scratch holds their parts' nodes and pieces.
+inline constexpr int long_segment_capacity = 4096;
+/// Segments longer than this many tiles go on the long list (16 tiles: 4096 int32, 2048 doubles;
+/// below that a warp streams a segment in a few round trips). Chosen, not yet tuned.
+inline constexpr offset_t long_segment_min_tiles = 16;
+/// Threads of the short-segment and plan kernels.
+inline constexpr int segment_block_threads = 256;
+
+/// The long list and what the long-segment kernels keep per listed segment, in the call's scratch.
+struct long_segment_list
+{
+  unsigned* appended;          ///< segments offered to the list (zero when the call starts)
+  offset_t* segment;           ///< [capacity] the segment's index
+  offset_t* first_item;        ///< [capacity] its first item
+  offset_t* items;             ///< [capacity] its length
+  offset_t* part_prefix;       ///< [capacity + 1] parts of the listed segments before each
+  unsigned* boundary_arrivals; ///< [parts_capacity + capacity] blocks arrived at each cut (zero)
+  unsigned* segment_arrivals;  ///< [capacity] blocks finished per listed segment (zero)
+  offset_t parts_target;       ///< parts the plan spreads over the listed segments (the grid)
+
+  RK_HOST_DEVICE offset_t parts_capacity() const
+  {
+    return parts_target + long_segment_capacity;
+  }
+  /// Node values first, then the pieces of every listed segment's parts.
+  template <class T>
+  __device__ tree_outputs<T> outputs(T* values, offset_t entry, offset_t prefix) const
+  {
+    return {values + 2 * prefix, values + 2 * parts_capacity() + (prefix + entry) * 2 * max_node_level};
+  }
+  template <class T>
+  static constexpr offset_t values_needed(offset_t parts_target)
+  {
+    const offset_t parts = parts_target + long_segment_capacity;
+    return 2 * parts + piece_slots(parts) + long_segment_capacity * 2 * max_node_level;
+  }
+
+  __device__ bool append(offset_t s, offset_t first, offset_t n) const
+  {
+    const unsigned at = atomicAdd(appended, 1u);
+    if (at >= static_cast<unsigned>(long_segment_capacity))
+    {
+      return false;
+    }
+    segment[at]    = s;
+    first_item[at] = first;
+    items[at]      = n;
+    return true;
+  }
+  __device__ offset_t listed() const
+  {
+    const unsigned a = *appended;
+    return a < static_cast<unsigned>(long_segment_capacity) ? a : long_segment_capacity;
+  }
+};
+
+/// Records the first bad segment in the device's error word (rk::check_device_errors).
+__device__ inline void report_bad_segment(unsigned long long* error_word, offset_t s)
+{
+  atomicCAS(error_word, 0ull, static_cast<unsigned long long>(s) + 1);
+}
+
+/// One lane of the tree: the left fold of `count` (1..LaneItems) items from `begin`.
+template <int LaneItems, class T, class Input, class Op>
+__device__ __forceinline__ T lane_fold(const Input& first, offset_t begin, int count, Op& op)
+{
+  T acc(first[begin]);
+  if (count == LaneItems)
+  {
+#pragma unroll
+    for (int i = 1; i < LaneItems; ++i)
+    {
+      acc = op(acc, static_cast<T>(first[begin + i]));
+    }
+  }
+  else
+  {
+    for (int i = 1; i < count; ++i)
+    {
+      acc = op(acc, static_cast<T>(first[begin + i]));
+    }
+  }
+  return acc;
+}
+
+/// The tree over `n` items from `begin` by groups of Width lanes: a group holds at most one
+/// tile (Width < 32), or a warp walks the tiles (Width == 32). Result valid in the group's lane 0.
+/// All lanes of the warp call it; `n` == 0 marks a group without a segment.
+template <int Width, int LaneItems, class T, class Input, class Op>
+__device__ T group_tree(const Input& first, offset_t begin, offset_t n, Op& op, int rel)
+{
+  constexpr offset_t tile = offset_t{warp_threads} * LaneItems;
+  if constexpr (Width < warp_threads)
+  {
+    const int lanes = static_cast<int>((n + LaneItems - 1) / LaneItems);
+    uninitialized<T> mine;
+    if (rel < lanes)
+    {
+      const offset_t at = offset_t{rel} * LaneItems;
+      mine.emplace(lane_fold<LaneItems, T>(first, begin + at, n - at < LaneItems ? static_cast<int>(n - at) : LaneItems, op));
+    }
+    return warp_reduce(mine.value, op, rel, lanes);
+  }
+  else
+  {
+    pairwise_fold<T, 40> tiles; // lane 0's
+    for (offset_t t = 0; t * tile < n; ++t)
+    {
+      const offset_t in_tile = n - t * tile < tile ? n - t * tile : tile;
+      const int lanes        = static_cast<int>((in_tile + LaneItems - 1) / LaneItems);
+      uninitialized<T> mine;
+      if (rel < lanes)
+      {
+        const offset_t at = t * tile + offset_t{rel} * LaneItems;
+        const offset_t left = n - at;
+        mine.emplace(lane_fold<LaneItems, T>(first, begin + at, left < LaneItems ? static_cast<int>(left) : LaneItems, op));
+      }
+      const T v = warp_reduce(mine.value, op, rel, lanes);
+      if (rel == 0)
+      {
+        tiles.push(v, op);
+      }
+    }
+    uninitialized<T> root;
+    if (rel == 0 && n > 0)
+    {
+      root.emplace(tiles.finish(op));
+    }
+    return root.value;
+  }
+}
+
+/// A block's queue of segments for one group width.
+template <int BlockThreads>
+struct segment_queue
+{
+  offset_t segment[BlockThreads];
+  offset_t first[BlockThreads];
+  offset_t items[BlockThreads];
+  int count;
+};
+
+/// Reduces the queued segments, one per group of Width lanes, and stores op(init, tree).
+template <int Width, int BlockThreads, int LaneItems, class T, class Input, class Out, class Op>
+__device__ void reduce_queue(const Input& first, const segment_queue<BlockThreads>& q, Out& out, const T& init, Op& op)
+{
+  constexpr int groups = BlockThreads / Width;
+  const int rel        = static_cast<int>(threadIdx.x) % Width;
+  const int group      = static_cast<int>(threadIdx.x) / Width;
+  for (int base = 0; base < q.count; base += groups)
+  {
+    const int i    = base + group;
+    const bool has = i < q.count;
+    if (Width == warp_threads && !has)
+    {
+      break; // the whole warp: no later round has a segment for it either
+    }
+    const T v = group_tree<Width, LaneItems, T>(first, has ? q.first[i] : 0, has ? q.items[i] : 0, op, rel);
+    if (has && rel == 0)
+    {
+      out[q.segment[i]] = op(init, v);
+    }
+  }
+}
+
+template <class Item, class T, class Input, class Segments, class Out, class Op>
+__global__ void __launch_bounds__(segment_block_threads)
+  short_segments_kernel(Input first, Segments segments, Out out, T init, long_segment_list list,
+                        unsigned long long* error_word, Op op)
+{
+  constexpr int block_threads = segment_block_threads;
+  constexpr int lane_items    = tile_lane_items<Item>;
+  __shared__ segment_queue<block_threads> quads; // 2-4 lanes' worth: groups of 4 lanes
+  __shared__ segment_queue<block_threads> warps; // more: a warp each
+  const offset_t count = segments.count;
+  const offset_t begin = count * blockIdx.x / gridDim.x, end = count * (blockIdx.x + 1) / gridDim.x;
+  for (offset_t batch = begin; batch < end; batch += block_threads)
+  {
+    if (threadIdx.x == 0)
+    {
+      quads.count = 0;
+      warps.count = 0;
+    }
+    __syncthreads();
+    const offset_t s = batch + threadIdx.x;
+    if (s < end)
+    {
+      const offset_t b = segments.begin(s), e = segments.end(s);
+      const offset_t n = e - b;
+      if (n <= 0)
+      {
+        if (n < 0)
+        {
+          report_bad_segment(error_word, s);
+        }
+        out[s] = init;
+      }
+      else if (n <= lane_items)
+      {
+        out[s] = op(init, lane_fold<lane_items, T>(first, b, static_cast<int>(n), op));
+      }
+      else if (n <= 4 * lane_items)
+      {
+        const int at      = atomicAdd(&quads.count, 1);
+        quads.segment[at] = s;
+        quads.first[at]   = b;
+        quads.items[at]   = n;
+      }
+      else if (n <= long_segment_min_tiles * tile_items<Item> || !list.append(s, b, n))
+      {
+        const int at      = atomicAdd(&warps.count, 1);
+        warps.segment[at] = s;
+        warps.first[at]   = b;
+        warps.items[at]   = n;
+      }
+    }
+    __syncthreads();
+    reduce_queue<4, block_threads, lane_items, T>(first, quads, out, init, op);
+    reduce_queue<warp_threads, block_threads, lane_items, T>(first, warps, out, init, op);
+    __syncthreads();
+  }
+}
+
+/// Gives each listed segment parts in proportion to its length (at least one, at most one per
+/// tile) and writes their prefix sums. One block.
+template <class Item>
+__global__ void __launch_bounds__(segment_block_threads) long_segments_plan_kernel(long_segment_list list)
+{
+  constexpr int threads = segment_block_threads;
+  using block_sum       = cub::BlockReduce<offset_t, threads>;
+  using block_scan      = cub::BlockScan<offset_t, threads>;
+  __shared__ union
+  {
+    typename block_sum::TempStorage sum;
+    typename block_scan::TempStorage scan;
+  } temp;
+  __shared__ offset_t total_items;
+  const offset_t listed = list.listed();
+  offset_t mine         = 0;
+  for (offset_t i = threadIdx.x; i < listed; i += threads)
+  {
+    mine += list.items[i];
+  }
+  const offset_t total = block_sum(temp.sum).Sum(mine);
+  if (threadIdx.x == 0)
+  {
+    total_items = total;
+  }
+  __syncthreads();
+  offset_t running = 0;
+  for (offset_t base = 0; base < listed; base += threads)
+  {
+    const offset_t i = base + threadIdx.x;
+    offset_t parts   = 0;
+    if (i < listed)
+    {
+      const offset_t n     = list.items[i];
+      const offset_t tiles = tile_count(n, tile_items<Item>);
+      parts = static_cast<offset_t>(static_cast<double>(n) / static_cast<double>(total_items)
+                                    * static_cast<double>(list.parts_target));
+      parts = parts < 1 ? 1 : parts;
+      parts = parts < tiles ? parts : tiles;
+      parts = parts < max_tree_parts ? parts : max_tree_parts;
+    }
+    offset_t before = 0, chunk = 0;
+    block_scan(temp.scan).ExclusiveSum(parts, before, chunk);
+    if (i < listed)
+    {
+      list.part_prefix[i] = running + before;
+    }
+    running += chunk;
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+  {
+    list.part_prefix[listed] = running;
+  }
+}
+
+/// One part of a listed segment through rk::reduce's block body: 16-byte vectors where the
+/// segment starts on that boundary (its tiles count from its first item), elements otherwise.
+template <class VectorAgent, class ElementAgent, class Input, class T, class Op>
+__device__ maybe<T> reduce_segment_part(Input first, offset_t segment_first, const tree_plan& plan, offset_t part,
+                                        const tree_outputs<T>& out, Op& op)
+{
+  if constexpr (VectorAgent::vectorized)
+  {
+    const Input p = first + segment_first;
+    if (reinterpret_cast<std::uintptr_t>(p) % vector_bytes == 0)
+    {
+      return VectorAgent::reduce_part(p, plan, part, out, op);
+    }
+    return ElementAgent::reduce_part(element_pointer<typename VectorAgent::item>{p}, plan, part, out, op);
+  }
+  else
+  {
+    return VectorAgent::reduce_part(first + segment_first, plan, part, out, op);
+  }
+}
+
+/// The index of the listed segment that owns part `job`: the last i with part_prefix[i] <= job.
+__device__ inline offset_t listed_segment_of(const long_segment_list& list, offset_t listed, offset_t job)
+{
+  offset_t lo = 0, hi = listed;
+  while (hi - lo > 1)
+  {
+    const offset_t mid = (lo + hi) / 2;
+    if (list.part_prefix[mid] <= job)
+    {
+      lo = mid;
+    }
+    else
+    {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+template <class VectorAgent, class ElementAgent, bool SinglePass, class T, class Input, class Out, class Op>
+__global__ void __launch_bounds__(VectorAgent::block_threads)
+  long_segments_kernel(Input first, long_segment_list list, T* values, Out out, T init, Op op)
+{
+  static_assert(VectorAgent::block_threads == ElementAgent::block_threads, "both agents share the block");
+  constexpr int block_threads = VectorAgent::block_threads;
+  using item                  = typename VectorAgent::item;
+  __shared__ bool is_last;
+  const offset_t listed = list.listed();
+  const offset_t jobs   = list.part_prefix[listed];
+  for (offset_t job = blockIdx.x; job < jobs; job += gridDim.x)
+  {
+    const offset_t entry          = listed_segment_of(list, listed, job);
+    const offset_t prefix         = list.part_prefix[entry];
+    const offset_t parts          = list.part_prefix[entry + 1] - prefix;
+    const offset_t part           = job - prefix;
+    const offset_t n              = list.items[entry];
+    const offset_t s              = list.segment[entry];
+    const tree_plan plan          = {n, make_tile_split(tile_count(n, tile_items<item>), parts)};
+    const tile_split& split       = plan.split;
+    const tree_outputs<T> outputs = list.outputs(values, entry, prefix);
+    const maybe<T> root =
+      reduce_segment_part<VectorAgent, ElementAgent>(first, list.first_item[entry], plan, part, outputs, op);
+    if (split.nodes() == 1)
+    {
+      if (threadIdx.x == 0)
+      {
+        out[s] = op(init, root.slot.value);
+      }
+    }
+    else if constexpr (SinglePass)
+    {
+      // As single_pass_kernel: the barrier orders warp 0's stores of nodes and pieces before
+      // thread 0's releases; the second block at a cut finishes that node, the last block of
+      // the segment runs the final tree; each resets the counter it finished with.
+      __syncthreads();
+      if (threadIdx.x == 0)
+      {
+        for (offset_t boundary = part; boundary <= part + 1; ++boundary)
+        {
+          if (split.cuts_node(boundary))
+          {
+            ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> cut(
+              list.boundary_arrivals[prefix + entry + boundary]);
+            if (cut.fetch_add(1u, ::cuda::std::memory_order_acq_rel) == 1u)
+            {
+              finish_cut_node(split, boundary, outputs, op);
+              cut.store(0u, ::cuda::std::memory_order_relaxed);
+            }
+          }
+        }
+        ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> arrivals(list.segment_arrivals[entry]);
+        is_last = arrivals.fetch_add(1u, ::cuda::std::memory_order_acq_rel) == parts - 1;
+        if (is_last)
+        {
+          arrivals.store(0u, ::cuda::std::memory_order_relaxed);
+        }
+      }
+      __syncthreads();
+      if (is_last)
+      {
+        const T all = final_tree<block_threads, T>(outputs.nodes, split.nodes(), op);
+        if (threadIdx.x == 0)
+        {
+          out[s] = op(init, all);
+        }
+      }
+    }
+    __syncthreads(); // the block body's shared memory serves the next part
+  }
+}
+
+/// two_pass: finishes every listed segment of more than one node: its cut nodes, then its final
+/// tree. A block per listed segment.
+template <int BlockThreads, class Item, class T, class Out, class Op>
+__global__ void __launch_bounds__(BlockThreads)
+  long_segments_finish_kernel(long_segment_list list, T* values, Out out, T init, Op op)
+{
+  const offset_t listed = list.listed();
+  for (offset_t entry = blockIdx.x; entry < listed; entry += gridDim.x)
+  {
+    const offset_t prefix = list.part_prefix[entry];
+    const offset_t parts  = list.part_prefix[entry + 1] - prefix;
+    const tile_split split = make_tile_split(tile_count(list.items[entry], tile_items<Item>), parts);
+    if (split.nodes() == 1)
+    {
+      continue; // long_segments_kernel stored it
+    }
+    const tree_outputs<T> outputs = list.outputs(values, entry, prefix);
+    for (offset_t boundary = 1 + threadIdx.x; boundary < split.parts; boundary += BlockThreads)
+    {
+      if (split.cuts_node(boundary))
+      {
+        finish_cut_node(split, boundary, outputs, op);
+      }
+    }
+    __syncthreads();
+    const T all = final_tree<BlockThreads, T>(outputs.nodes, split.nodes(), op);
+    if (threadIdx.x == 0)
+    {
+      out[list.segment[entry]] = op(init, all);
+    }
+    __syncthreads();
+  }
+}
+} // namespace rk::detail

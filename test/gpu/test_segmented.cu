@@ -1,0 +1,308 @@
+// rk::segmented_reduce on the GPU policies: every layout of the segmented issue against rk::host
+// (bit for bit: both compute rk::reduce's tree per segment), the three forms, non-commutative
+// operators, init once, empty segments, a type without a default constructor, > 2^31 items in a
+// segment, and bad input.
+
+#include "../support/segments.hpp"
+#include "../support/spread.hpp"
+#include "gpu_harness.cuh"
+
+#include <thrust/copy.h>
+#include <thrust/device_vector.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/iterator/transform_output_iterator.h>
+#include <thrust/transform.h>
+
+#include <cstdint>
+#include <vector>
+
+using rk_test::segment_layout;
+
+namespace
+{
+std::int64_t layout_items()
+{
+  return rk_test::quick_mode() ? std::int64_t{1} << 18 : std::int64_t{1} << 22;
+}
+
+template <class F>
+struct spread_item
+{
+  __host__ __device__ F operator()(std::int64_t i) const
+  {
+    return rk_test::spread_value<F>{}(i);
+  }
+};
+
+template <class T, class Item, class Policy, class Check>
+void every_layout(Policy policy, Check check)
+{
+  for (segment_layout layout : rk_test::all_layouts())
+  {
+    CAPTURE(rk_test::name(layout));
+    const auto offsets = rk_test::make_offsets(layout, layout_items());
+    const std::size_t n = static_cast<std::size_t>(offsets.back()), segments = offsets.size() - 1;
+    thrust::device_vector<Item> items(n);
+    thrust::transform(thrust::counting_iterator<std::int64_t>(0),
+                      thrust::counting_iterator<std::int64_t>(static_cast<std::int64_t>(n)), items.begin(),
+                      spread_item<Item>{});
+    std::vector<Item> host_items(n);
+    thrust::copy(items.begin(), items.end(), host_items.begin());
+    const thrust::device_vector<std::int64_t> d_offsets(offsets.begin(), offsets.end());
+    std::vector<T> expected(segments);
+    const T init = T(3);
+    rk::segmented_reduce(rk::host, host_items.begin(), offsets.begin(), offsets.end(), expected.begin(), init);
+    thrust::device_vector<T> out(segments);
+    rk::segmented_reduce(policy, items.begin(), d_offsets.begin(), d_offsets.end(), out.begin(), init, rk::plus{});
+    std::vector<T> got(segments);
+    thrust::copy(out.begin(), out.end(), got.begin());
+    check(expected, got);
+  }
+}
+
+template <class T>
+void same_bits(const std::vector<T>& expected, const std::vector<T>& got)
+{
+  std::size_t wrong = 0, first = expected.size();
+  for (std::size_t s = 0; s < expected.size(); ++s)
+  {
+    if (rk_test::bits_of(expected[s]) != rk_test::bits_of(got[s]))
+    {
+      first = wrong++ == 0 ? s : first;
+    }
+  }
+  CAPTURE(first);
+  CHECK(wrong == 0);
+}
+
+template <class Policy>
+void layouts_on(Policy policy)
+{
+  every_layout<int, int>(policy, same_bits<int>);
+  every_layout<float, float>(policy, same_bits<float>);
+  every_layout<double, double>(policy, same_bits<double>);
+  every_layout<std::int64_t, std::int8_t>(policy, same_bits<std::int64_t>);
+}
+} // namespace
+
+RK_GPU_TEST_CASE("segmented_reduce: every layout, int/float/double/int8->int64, rk::host's bits (single_pass)")
+{
+  layouts_on(rk::single_pass);
+}
+
+RK_GPU_TEST_CASE("segmented_reduce: every layout, int/float/double/int8->int64, rk::host's bits (two_pass)")
+{
+  layouts_on(rk::two_pass);
+}
+
+RK_GPU_TEST_CASE("segmented_reduce: every layout, rk::device, and tunings that change the grid")
+{
+  every_layout<float, float>(rk::device, same_bits<float>);
+  every_layout<float, float>(rk::single_pass.tuned<rk::fixed_tuning<128, 1, 1, 1, 1, 7>>(), same_bits<float>);
+  every_layout<double, double>(rk::two_pass.tuned<rk::fixed_tuning<512, 1, 4, 2>>(), same_bits<double>);
+}
+
+RK_GPU_TEST_CASE("segmented_reduce: one segment equals rk::reduce, off the 16-byte grid too")
+{
+  const std::int64_t n = rk_test::quick_mode() ? 300001 : 5000001;
+  thrust::device_vector<float> items(static_cast<std::size_t>(n) + 1);
+  thrust::transform(thrust::counting_iterator<std::int64_t>(0), thrust::counting_iterator<std::int64_t>(n + 1),
+                    items.begin(), spread_item<float>{});
+  for (std::int64_t start : {0, 1})
+  {
+    CAPTURE(start);
+    const float expected = rk::reduce(rk::single_pass, items.begin() + start, items.begin() + start + n - start, 1.5f);
+    thrust::device_vector<std::int64_t> offsets{start, n};
+    thrust::device_vector<float> out(1);
+    rk::segmented_reduce(rk::single_pass, items.begin(), offsets.begin(), offsets.end(), out.begin(), 1.5f);
+    CHECK(rk_test::bits_of(static_cast<float>(out[0])) == rk_test::bits_of(expected));
+    rk::segmented_reduce(rk::two_pass, items.begin() + start, 1, n - start, out.begin(), 1.5f, rk::plus{});
+    CHECK(rk_test::bits_of(static_cast<float>(out[0])) == rk_test::bits_of(expected));
+  }
+}
+
+RK_GPU_TEST_CASE("segmented_reduce: the three forms; CUB form out of order, overlapping, with gaps")
+{
+  const std::int64_t n = 1 << 20;
+  thrust::device_vector<int> items(static_cast<std::size_t>(n));
+  thrust::transform(thrust::counting_iterator<std::int64_t>(0), thrust::counting_iterator<std::int64_t>(n),
+                    items.begin(), spread_item<int>{});
+  std::vector<int> host_items(static_cast<std::size_t>(n));
+  thrust::copy(items.begin(), items.end(), host_items.begin());
+  for (int size : {1, 3, 37, 300, 5000, 70000})
+  {
+    CAPTURE(size);
+    const std::int64_t segments = n / size;
+    std::vector<int> expected(static_cast<std::size_t>(segments));
+    rk::segmented_reduce(rk::host, host_items.begin(), segments, size, expected.begin(), 0);
+    thrust::device_vector<int> out(static_cast<std::size_t>(segments));
+    rk::segmented_reduce(rk::single_pass, items.begin(), segments, size, out.begin(), 0);
+    std::vector<int> got(static_cast<std::size_t>(segments));
+    thrust::copy(out.begin(), out.end(), got.begin());
+    CHECK(got == expected);
+  }
+  // CUB form: reversed, overlapping, gaps, lengths from 0 to 40000.
+  std::vector<std::int64_t> begins, ends;
+  rk_test::splitmix rng{5};
+  for (int s = 0; s < 3000; ++s)
+  {
+    const std::int64_t len = s % 7 == 0 ? static_cast<std::int64_t>(rng.next() % 40000) : static_cast<std::int64_t>(rng.next() % 300);
+    const std::int64_t b   = static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(n - len));
+    begins.push_back(b);
+    ends.push_back(b + (s % 11 == 0 ? 0 : len));
+  }
+  std::vector<long long> expected(begins.size());
+  rk::segmented_reduce(rk::host, host_items.begin(), begins.size(), begins.begin(), ends.begin(), expected.begin(),
+                       -5ll, rk::plus{});
+  const thrust::device_vector<std::int64_t> d_begins(begins.begin(), begins.end()), d_ends(ends.begin(), ends.end());
+  for (int pass = 0; pass < 2; ++pass)
+  {
+    thrust::device_vector<long long> out(begins.size());
+    if (pass == 0)
+    {
+      rk::segmented_reduce(rk::single_pass, items.begin(), begins.size(), d_begins.begin(), d_ends.begin(), out.begin(),
+                           -5ll);
+    }
+    else
+    {
+      rk::segmented_reduce(rk::two_pass, items.begin(), begins.size(), d_begins.begin(), d_ends.begin(), out.begin(),
+                           -5ll, rk::plus{});
+    }
+    std::vector<long long> got(begins.size());
+    thrust::copy(out.begin(), out.end(), got.begin());
+    CHECK(got == expected);
+  }
+}
+
+namespace
+{
+struct is_expected_segment
+{
+  __host__ __device__ int operator()(const rk_test::segment& s) const
+  {
+    // Written through a transform output iterator: 1 if the segment is a well-formed result.
+    return s.begin != rk_test::segment_merge::poison ? 1 : 0;
+  }
+};
+} // namespace
+
+RK_GPU_TEST_CASE("segmented_reduce: non-commutative marker merge gives exactly [begin, end) per segment")
+{
+  for (segment_layout layout : {segment_layout::half_empty, segment_layout::huge_plus_tiny, segment_layout::power_law,
+                                segment_layout::all_4096, segment_layout::all_65536})
+  {
+    CAPTURE(rk_test::name(layout));
+    const auto offsets = rk_test::make_offsets(layout, layout_items());
+    const thrust::device_vector<std::int64_t> d_offsets(offsets.begin(), offsets.end());
+    auto items = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), rk_test::to_segment{});
+    for (int pass = 0; pass < 2; ++pass)
+    {
+      thrust::device_vector<rk_test::segment> out(offsets.size() - 1, rk_test::segment{0, 0});
+      if (pass == 0)
+      {
+        rk::segmented_reduce(rk::single_pass, items, d_offsets.begin(), d_offsets.end(), out.begin(),
+                             rk_test::marker_merge::marker(), rk_test::marker_merge{});
+      }
+      else
+      {
+        rk::segmented_reduce(rk::two_pass, items, d_offsets.begin(), d_offsets.end(), out.begin(),
+                             rk_test::marker_merge::marker(), rk_test::marker_merge{});
+      }
+      std::vector<rk_test::segment> got(out.size(), rk_test::segment{0, 0});
+      thrust::copy(out.begin(), out.end(), got.begin());
+      std::size_t wrong = 0;
+      for (std::size_t s = 0; s < got.size(); ++s)
+      {
+        const auto expected = offsets[s] == offsets[s + 1]
+                              ? rk_test::marker_merge::marker()
+                              : rk_test::segment{offsets[s] - rk_test::marker_merge::start_shift, offsets[s + 1]};
+        wrong += got[s] == expected ? 0 : 1;
+      }
+      CHECK(wrong == 0);
+    }
+  }
+}
+
+RK_GPU_TEST_CASE("segmented_reduce: no default constructor, fancy output iterator")
+{
+  const auto offsets = rk_test::make_offsets(segment_layout::power_law, 1 << 20);
+  const thrust::device_vector<std::int64_t> d_offsets(offsets.begin(), offsets.end());
+  auto items = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), rk_test::to_no_default{});
+  thrust::device_vector<rk_test::no_default> out(offsets.size() - 1, rk_test::no_default(0));
+  rk::segmented_reduce(rk::device, items, d_offsets.begin(), d_offsets.end(), out.begin(), rk_test::no_default(2),
+                       rk_test::no_default_plus{});
+  std::vector<rk_test::no_default> got(out.size(), rk_test::no_default(0));
+  thrust::copy(out.begin(), out.end(), got.begin());
+  std::size_t wrong = 0;
+  for (std::size_t s = 0; s < got.size(); ++s)
+  {
+    std::int32_t expected = 2;
+    for (std::int64_t i = offsets[s]; i < offsets[s + 1]; ++i)
+    {
+      expected += static_cast<std::int32_t>(i % 7) - 3;
+    }
+    wrong += got[s].value == expected ? 0 : 1;
+  }
+  CHECK(wrong == 0);
+
+  // A transform output iterator: 1 per well-formed marker-merge result.
+  auto segments = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), rk_test::to_segment{});
+  thrust::device_vector<int> flags(offsets.size() - 1, 0);
+  rk::segmented_reduce(rk::single_pass, segments, d_offsets.begin(), d_offsets.end(),
+                       thrust::make_transform_output_iterator(flags.begin(), is_expected_segment{}),
+                       rk_test::marker_merge::marker(), rk_test::marker_merge{});
+  CHECK(thrust::reduce(flags.begin(), flags.end(), 0) == static_cast<int>(flags.size()));
+}
+
+RK_GPU_TEST_CASE("segmented_reduce: a segment of 2^31 + 5 items through an iterator")
+{
+  if (rk_test::quick_mode())
+  {
+    return; // minutes under the sanitizers
+  }
+  const std::int64_t big = (std::int64_t{1} << 31) + 5;
+  thrust::device_vector<std::int64_t> offsets{0, 7, big + 7, big + 7, big + 1007};
+  auto items = thrust::counting_iterator<std::int64_t>(0);
+  thrust::device_vector<std::int64_t> out(4);
+  for (int pass = 0; pass < 2; ++pass)
+  {
+    if (pass == 0)
+    {
+      rk::segmented_reduce(rk::single_pass, items, offsets.begin(), offsets.end(), out.begin(), std::int64_t{1});
+    }
+    else
+    {
+      rk::segmented_reduce(rk::two_pass, items, offsets.begin(), offsets.end(), out.begin(), std::int64_t{1});
+    }
+    auto sum = [](std::int64_t b, std::int64_t e) { return (e - b) * (b + e - 1) / 2; };
+    CHECK(static_cast<std::int64_t>(out[0]) == 1 + sum(0, 7));
+    CHECK(static_cast<std::int64_t>(out[1]) == 1 + sum(7, big + 7));
+    CHECK(static_cast<std::int64_t>(out[2]) == 1);
+    CHECK(static_cast<std::int64_t>(out[3]) == 1 + sum(big + 7, big + 1007));
+  }
+}
+
+RK_GPU_TEST_CASE("segmented_reduce: bad segments are reported, host offsets are refused")
+{
+  thrust::device_vector<int> items(1000, 1);
+  thrust::device_vector<int> offsets{0, 10, 5, 20};
+  thrust::device_vector<int> out(3, -1);
+  rk::segmented_reduce(rk::single_pass, items.begin(), offsets.begin(), offsets.end(), out.begin(), 0);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK_THROWS_WITH_AS(rk::check_device_errors(),
+                       doctest::Contains("was given segment 1, which ends before it begins"), rk::error);
+  CHECK_NOTHROW(rk::check_device_errors()); // the report is cleared
+  CHECK(static_cast<int>(out[0]) == 10);
+  CHECK(static_cast<int>(out[1]) == 0); // init
+  CHECK(static_cast<int>(out[2]) == 15);
+
+  std::vector<int> host_offsets{0, 10, 20};
+  if (rk::detail::current_device_facts().pageable_memory_access)
+  {
+    return; // HMM or ATS: the GPU reads pageable memory, so rk accepts it
+  }
+  CHECK_THROWS_AS(rk::segmented_reduce(rk::single_pass, items.begin(), host_offsets.data(),
+                                       host_offsets.data() + host_offsets.size(), out.begin(), 0),
+                  rk::host_memory_error);
+}
