@@ -87,27 +87,54 @@ __device__ inline void report_bad_segment(unsigned long long* error_word, offset
   atomicCAS(error_word, 0ull, static_cast<unsigned long long>(s) + 1);
 }
 
-/// One lane of the tree: the left fold of `count` (1..LaneItems) items from `begin`.
+/// One lane of the tree: the left fold of `count` (1..LaneItems) items from `begin`. A full lane
+/// issues all its loads before the first combine.
 template <int LaneItems, class T, class Input, class Op>
 __device__ __forceinline__ T lane_fold(const Input& first, offset_t begin, int count, Op& op)
 {
-  T acc(first[begin]);
-  if (count == LaneItems)
+  using item = std::remove_cv_t<iterator_item_t<Input>>;
+  if constexpr (std::is_trivially_default_constructible_v<item>)
   {
-#pragma unroll
-    for (int i = 1; i < LaneItems; ++i)
+    if (count == LaneItems)
     {
-      acc = op(acc, static_cast<T>(first[begin + i]));
+      item v[LaneItems];
+#pragma unroll
+      for (int i = 0; i < LaneItems; ++i)
+      {
+        v[i] = first[begin + i];
+      }
+      T acc(v[0]);
+#pragma unroll
+      for (int i = 1; i < LaneItems; ++i)
+      {
+        acc = op(acc, static_cast<T>(v[i]));
+      }
+      return acc;
     }
   }
-  else
+  T acc(first[begin]);
+  for (int i = 1; i < count; ++i)
   {
-    for (int i = 1; i < count; ++i)
-    {
-      acc = op(acc, static_cast<T>(first[begin + i]));
-    }
+    acc = op(acc, static_cast<T>(first[begin + i]));
   }
   return acc;
+}
+
+/// Lane 0's value, in every lane.
+template <class T>
+__device__ __forceinline__ T broadcast_lane0(const T& x)
+{
+  constexpr int words = (sizeof(T) + 3) / 4;
+  std::uint32_t buffer[words] = {};
+  __builtin_memcpy(buffer, &x, sizeof(T));
+#pragma unroll
+  for (int i = 0; i < words; ++i)
+  {
+    buffer[i] = __shfl_sync(0xffffffffu, buffer[i], 0);
+  }
+  uninitialized<T> out;
+  __builtin_memcpy(&out, buffer, sizeof(T));
+  return out.value;
 }
 
 /// The tree over `n` items from `begin` by groups of Width lanes: a group holds at most one
@@ -130,28 +157,55 @@ __device__ T group_tree(const Input& first, offset_t begin, offset_t n, Op& op, 
   }
   else
   {
-    pairwise_fold<T, 40> tiles; // lane 0's
-    for (offset_t t = 0; t * tile < n; ++t)
+    // Tile t's value waits in lane t % 32 until its window of 32 tiles (a level-5 node of the
+    // tree, counted from the segment's first item) is complete; windows, rare here, fold in lane 0.
+    pairwise_fold<T, 40 - window_level> windows;
+    const offset_t tiles = (n + tile - 1) / tile;
+    for (offset_t w = 0; w * warp_threads < tiles; ++w)
     {
-      const offset_t in_tile = n - t * tile < tile ? n - t * tile : tile;
-      const int lanes        = static_cast<int>((in_tile + LaneItems - 1) / LaneItems);
-      uninitialized<T> mine;
-      if (rel < lanes)
+      const int in_window = static_cast<int>(tiles - w * warp_threads < warp_threads ? tiles - w * warp_threads
+                                                                                      : warp_threads);
+      uninitialized<T> tile_value;
+      for (int k = 0; k < in_window; ++k)
       {
-        const offset_t at = t * tile + offset_t{rel} * LaneItems;
-        const offset_t left = n - at;
-        mine.emplace(lane_fold<LaneItems, T>(first, begin + at, left < LaneItems ? static_cast<int>(left) : LaneItems, op));
+        const offset_t t       = w * warp_threads + k;
+        const offset_t in_tile = n - t * tile < tile ? n - t * tile : tile;
+        const int lanes        = static_cast<int>((in_tile + LaneItems - 1) / LaneItems);
+        uninitialized<T> mine;
+        if (rel < lanes)
+        {
+          const offset_t at   = t * tile + offset_t{rel} * LaneItems;
+          const offset_t left = n - at;
+          mine.emplace(lane_fold<LaneItems, T>(first, begin + at, left < LaneItems ? static_cast<int>(left) : LaneItems, op));
+        }
+        const T v = warp_reduce(mine.value, op, rel, lanes);
+        if (in_window == 1)
+        {
+          tile_value.emplace(v); // lane 0's is the window
+        }
+        else
+        {
+          const T all = broadcast_lane0(v);
+          if (rel == k)
+          {
+            tile_value.emplace(all);
+          }
+        }
       }
-      const T v = warp_reduce(mine.value, op, rel, lanes);
+      const T window = in_window == 1 ? tile_value.value : warp_reduce(tile_value.value, op, rel, in_window);
+      if (tiles <= warp_threads)
+      {
+        return window; // the whole segment, in lane 0
+      }
       if (rel == 0)
       {
-        tiles.push(v, op);
+        windows.push(window, op);
       }
     }
     uninitialized<T> root;
-    if (rel == 0 && n > 0)
+    if (rel == 0)
     {
-      root.emplace(tiles.finish(op));
+      root.emplace(windows.finish(op));
     }
     return root.value;
   }
