@@ -685,11 +685,22 @@ struct error_words
 {
   std::mutex mutex;
   std::array<unsigned long long*, max_devices> words{};
+
+  ~error_words()
+  {
+    for (auto* word : words)
+    {
+      if (word != nullptr)
+      {
+        ignore_error(cudaFreeHost(word));
+      }
+    }
+  }
 };
 
 error_words& the_error_words()
 {
-  static error_words words; // never freed: kernels may still write to it at exit
+  static error_words words; // freed by rk::release_cached_memory only: kernels may write it until then
   return words;
 }
 } // namespace
@@ -742,6 +753,18 @@ void rk::release_cached_memory()
     std::lock_guard<std::mutex> guard(cache.mutex);
     cache.free_everything(); // no rk call is in flight (the contract), so no entry is leased
 
+  }
+  {
+    auto& words = detail::the_error_words();
+    std::lock_guard<std::mutex> guard(words.mutex);
+    for (auto& word : words.words)
+    {
+      if (word != nullptr)
+      {
+        detail::ignore_error(cudaFreeHost(word)); // a pending report goes with it
+        word = nullptr;
+      }
+    }
   }
   auto& pool = detail::the_pinned_pool();
   std::lock_guard<std::mutex> guard(pool.mutex);
