@@ -46,6 +46,8 @@ void check(cudaError_t code, const char* what)
 
 namespace
 {
+std::string only_rows; // --row NAME: that distribution only (for profiling)
+
 /// Reads every item (16-byte vectors) and writes one value per segment: what any segmented
 /// reduction must move, and nothing else.
 template <class T>
@@ -112,6 +114,10 @@ void run_type(const char* type_name, int log_total, bool quick, std::ostream& os
      << "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: | :---: |\n";
   for (const row& r : make_rows(total))
   {
+    if (!only_rows.empty() && r.name != only_rows)
+    {
+      continue;
+    }
     const std::int64_t segments = static_cast<std::int64_t>(r.offsets.size()) - 1;
     std::vector<int> offsets32(r.offsets.begin(), r.offsets.end());
     const thrust::device_vector<int> offsets(offsets32.begin(), offsets32.end());
@@ -179,13 +185,17 @@ int main(int argc, char** argv)
     {
       types = argv[++i];
     }
+    else if (a == "--row" && i + 1 < argc)
+    {
+      only_rows = argv[++i];
+    }
     else if (a == "--sizes" && i + 1 < argc)
     {
       sizes = argv[++i];
     }
     else
     {
-      std::cerr << "usage: rk_perf_segmented [--quick] [--types int32,float,double] [--sizes 26,28]\n";
+      std::cerr << "usage: rk_perf_segmented [--quick] [--types int32,float,double] [--sizes 26,28] [--row \"all 32\"]\n";
       return 2;
     }
   }

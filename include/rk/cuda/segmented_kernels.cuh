@@ -6,8 +6,9 @@
 //
 // Two kinds of work, chosen per segment on the device (the host does not know the lengths):
 //  - short_segments_kernel: blocks take equal runs of segments, a batch of block_threads at a
-//    time. A segment of at most one lane's items is folded by one thread; up to four lanes' worth
-//    by a group of four lanes (eight segments per warp); longer ones by a warp, tile by tile.
+//    time. A segment of at most one lane's items is folded by one thread; up to 4, 8 or 16 lanes'
+//    worth by a group of that many lanes (several segments per warp); longer ones by a warp, tile
+//    by tile.
 //    Segments longer than long_segment_min_tiles tiles go on the long list instead, while it
 //    has room (past it, a warp takes them too: slower, never wrong).
 //  - the long list: a one-block plan kernel gives each listed segment a number of parts in
@@ -137,13 +138,73 @@ __device__ __forceinline__ T broadcast_lane0(const T& x)
   return out.value;
 }
 
-/// The tree over `n` items from `begin` by groups of Width lanes: a group holds at most one
-/// tile (Width < 32), or a warp walks the tiles (Width == 32). Result valid in the group's lane 0.
-/// All lanes of the warp call it; `n` == 0 marks a group without a segment.
+/// The node over window `w` (32 tiles, a level-5 node of the tree counted from the segment's
+/// first item, truncated at the segment's end) of the `n` items from `begin`, by a whole warp.
+/// Tile k's value waits in lane k until the window is complete. Result valid in lane 0.
+template <int LaneItems, class T, class Input, class Op>
+__device__ __forceinline__ T window_node(const Input& first, offset_t begin, offset_t n, offset_t w, Op& op, int lane)
+{
+  constexpr offset_t tile = offset_t{warp_threads} * LaneItems;
+  const offset_t tiles    = (n + tile - 1) / tile;
+  const int in_window     = static_cast<int>(tiles - w * warp_threads < warp_threads ? tiles - w * warp_threads
+                                                                                      : warp_threads);
+  uninitialized<T> tile_value;
+  for (int k = 0; k < in_window; ++k)
+  {
+    const offset_t t       = w * warp_threads + k;
+    const offset_t in_tile = n - t * tile < tile ? n - t * tile : tile;
+    const int lanes        = static_cast<int>((in_tile + LaneItems - 1) / LaneItems);
+    uninitialized<T> mine;
+    if (lane < lanes)
+    {
+      const offset_t at   = t * tile + offset_t{lane} * LaneItems;
+      const offset_t left = n - at;
+      mine.emplace(lane_fold<LaneItems, T>(first, begin + at, left < LaneItems ? static_cast<int>(left) : LaneItems, op));
+    }
+    const T v = warp_reduce(mine.value, op, lane, lanes);
+    if (in_window == 1)
+    {
+      return v;
+    }
+    const T all = broadcast_lane0(v);
+    if (lane == k)
+    {
+      tile_value.emplace(all);
+    }
+  }
+  return warp_reduce(tile_value.value, op, lane, in_window);
+}
+
+/// A segment of more than one window (only segments the full long list left to the warps): the
+/// windows fold in lane 0. Kept out of line, so that its fold's stack frame costs the common
+/// path nothing.
+template <int LaneItems, class T, class Input, class Op>
+__device__ __noinline__ T many_windows(Input first, offset_t begin, offset_t n, Op op, int lane)
+{
+  constexpr offset_t window = offset_t{warp_threads} * warp_threads * LaneItems;
+  pairwise_fold<T, 40 - window_level> windows;
+  for (offset_t w = 0; w * window < n; ++w)
+  {
+    const T node = window_node<LaneItems, T>(first, begin, n, w, op, lane);
+    if (lane == 0)
+    {
+      windows.push(node, op);
+    }
+  }
+  uninitialized<T> root;
+  if (lane == 0)
+  {
+    root.emplace(windows.finish(op));
+  }
+  return root.value;
+}
+
+/// The tree over `n` items from `begin` by a group of Width lanes: a group of fewer than 32 lanes
+/// holds at most one tile; a warp walks the tiles. Result valid in the group's lane 0. All lanes
+/// of the warp call it; `n` == 0 marks a group without a segment.
 template <int Width, int LaneItems, class T, class Input, class Op>
 __device__ T group_tree(const Input& first, offset_t begin, offset_t n, Op& op, int rel)
 {
-  constexpr offset_t tile = offset_t{warp_threads} * LaneItems;
   if constexpr (Width < warp_threads)
   {
     const int lanes = static_cast<int>((n + LaneItems - 1) / LaneItems);
@@ -157,73 +218,29 @@ __device__ T group_tree(const Input& first, offset_t begin, offset_t n, Op& op, 
   }
   else
   {
-    // Tile t's value waits in lane t % 32 until its window of 32 tiles (a level-5 node of the
-    // tree, counted from the segment's first item) is complete; windows, rare here, fold in lane 0.
-    pairwise_fold<T, 40 - window_level> windows;
-    const offset_t tiles = (n + tile - 1) / tile;
-    for (offset_t w = 0; w * warp_threads < tiles; ++w)
+    if (n <= offset_t{warp_threads} * warp_threads * LaneItems)
     {
-      const int in_window = static_cast<int>(tiles - w * warp_threads < warp_threads ? tiles - w * warp_threads
-                                                                                      : warp_threads);
-      uninitialized<T> tile_value;
-      for (int k = 0; k < in_window; ++k)
-      {
-        const offset_t t       = w * warp_threads + k;
-        const offset_t in_tile = n - t * tile < tile ? n - t * tile : tile;
-        const int lanes        = static_cast<int>((in_tile + LaneItems - 1) / LaneItems);
-        uninitialized<T> mine;
-        if (rel < lanes)
-        {
-          const offset_t at   = t * tile + offset_t{rel} * LaneItems;
-          const offset_t left = n - at;
-          mine.emplace(lane_fold<LaneItems, T>(first, begin + at, left < LaneItems ? static_cast<int>(left) : LaneItems, op));
-        }
-        const T v = warp_reduce(mine.value, op, rel, lanes);
-        if (in_window == 1)
-        {
-          tile_value.emplace(v); // lane 0's is the window
-        }
-        else
-        {
-          const T all = broadcast_lane0(v);
-          if (rel == k)
-          {
-            tile_value.emplace(all);
-          }
-        }
-      }
-      const T window = in_window == 1 ? tile_value.value : warp_reduce(tile_value.value, op, rel, in_window);
-      if (tiles <= warp_threads)
-      {
-        return window; // the whole segment, in lane 0
-      }
-      if (rel == 0)
-      {
-        windows.push(window, op);
-      }
+      return window_node<LaneItems, T>(first, begin, n, 0, op, rel);
     }
-    uninitialized<T> root;
-    if (rel == 0)
-    {
-      root.emplace(windows.finish(op));
-    }
-    return root.value;
+    return many_windows<LaneItems, T>(first, begin, n, op, rel);
   }
 }
 
-/// A block's queue of segments for one group width.
-template <int BlockThreads>
+/// A block's queue of segments for one group width: each segment's place in the batch, its
+/// first item and its length (32 bits where the class bounds it: shared memory the L1 keeps).
+template <int BlockThreads, class Length>
 struct segment_queue
 {
-  offset_t segment[BlockThreads];
   offset_t first[BlockThreads];
-  offset_t items[BlockThreads];
+  Length items[BlockThreads];
+  short place[BlockThreads];
   int count;
 };
 
 /// Reduces the queued segments, one per group of Width lanes, and stores op(init, tree).
-template <int Width, int BlockThreads, int LaneItems, class T, class Input, class Out, class Op>
-__device__ void reduce_queue(const Input& first, const segment_queue<BlockThreads>& q, Out& out, const T& init, Op& op)
+template <int Width, int BlockThreads, int LaneItems, class T, class Input, class Length, class Out, class Op>
+__device__ void reduce_queue(const Input& first, const segment_queue<BlockThreads, Length>& q, offset_t batch,
+                             Out& out, const T& init, Op& op)
 {
   constexpr int groups = BlockThreads / Width;
   const int rel        = static_cast<int>(threadIdx.x) % Width;
@@ -239,10 +256,15 @@ __device__ void reduce_queue(const Input& first, const segment_queue<BlockThread
     const T v = group_tree<Width, LaneItems, T>(first, has ? q.first[i] : 0, has ? q.items[i] : 0, op, rel);
     if (has && rel == 0)
     {
-      out[q.segment[i]] = op(init, v);
+      out[batch + q.place[i]] = op(init, v);
     }
   }
 }
+
+/// Segments by the group that reduces them: up to 4, 8 and 16 lanes' worth share a warp with
+/// others (8, 4, 2 per warp); longer ones take a warp each.
+inline constexpr int group_classes = 4;
+
 
 template <class Item, class T, class Input, class Segments, class Out, class Op>
 __global__ void __launch_bounds__(segment_block_threads)
@@ -251,23 +273,32 @@ __global__ void __launch_bounds__(segment_block_threads)
 {
   constexpr int block_threads = segment_block_threads;
   constexpr int lane_items    = tile_lane_items<Item>;
-  __shared__ segment_queue<block_threads> quads; // 2-4 lanes' worth: groups of 4 lanes
-  __shared__ segment_queue<block_threads> warps; // more: a warp each
+  __shared__ segment_queue<block_threads, int> groups[group_classes - 1]; // one tile at most
+  __shared__ segment_queue<block_threads, offset_t> warps;
   const offset_t count = segments.count;
   const offset_t begin = count * blockIdx.x / gridDim.x, end = count * (blockIdx.x + 1) / gridDim.x;
+  // This thread's segment bounds, read one batch ahead so the read overlaps the batch's work.
+  offset_t next_b = 0, next_e = 0;
+  if (begin + threadIdx.x < end)
+  {
+    next_b = segments.begin(begin + threadIdx.x);
+    next_e = segments.end(begin + threadIdx.x);
+  }
   for (offset_t batch = begin; batch < end; batch += block_threads)
   {
+    if (threadIdx.x < group_classes - 1)
+    {
+      groups[threadIdx.x].count = 0;
+    }
     if (threadIdx.x == 0)
     {
-      quads.count = 0;
       warps.count = 0;
     }
     __syncthreads();
     const offset_t s = batch + threadIdx.x;
+    const offset_t b = next_b, n = next_e - next_b;
     if (s < end)
     {
-      const offset_t b = segments.begin(s), e = segments.end(s);
-      const offset_t n = e - b;
       if (n <= 0)
       {
         if (n < 0)
@@ -280,24 +311,36 @@ __global__ void __launch_bounds__(segment_block_threads)
       {
         out[s] = op(init, lane_fold<lane_items, T>(first, b, static_cast<int>(n), op));
       }
-      else if (n <= 4 * lane_items)
-      {
-        const int at      = atomicAdd(&quads.count, 1);
-        quads.segment[at] = s;
-        quads.first[at]   = b;
-        quads.items[at]   = n;
-      }
       else if (n <= long_segment_min_tiles * tile_items<Item> || !list.append(s, b, n))
       {
-        const int at      = atomicAdd(&warps.count, 1);
-        warps.segment[at] = s;
-        warps.first[at]   = b;
-        warps.items[at]   = n;
+        const offset_t lanes = (n + lane_items - 1) / lane_items;
+        if (lanes <= 16)
+        {
+          auto& q       = groups[lanes <= 4 ? 0 : lanes <= 8 ? 1 : 2];
+          const int at  = atomicAdd(&q.count, 1);
+          q.first[at]   = b;
+          q.items[at]   = static_cast<int>(n);
+          q.place[at]   = static_cast<short>(threadIdx.x);
+        }
+        else
+        {
+          const int at      = atomicAdd(&warps.count, 1);
+          warps.first[at]   = b;
+          warps.items[at]   = n;
+          warps.place[at]   = static_cast<short>(threadIdx.x);
+        }
       }
     }
+    if (s + block_threads < end)
+    {
+      next_b = segments.begin(s + block_threads);
+      next_e = segments.end(s + block_threads);
+    }
     __syncthreads();
-    reduce_queue<4, block_threads, lane_items, T>(first, quads, out, init, op);
-    reduce_queue<warp_threads, block_threads, lane_items, T>(first, warps, out, init, op);
+    reduce_queue<4, block_threads, lane_items, T>(first, groups[0], batch, out, init, op);
+    reduce_queue<8, block_threads, lane_items, T>(first, groups[1], batch, out, init, op);
+    reduce_queue<16, block_threads, lane_items, T>(first, groups[2], batch, out, init, op);
+    reduce_queue<warp_threads, block_threads, lane_items, T>(first, warps, batch, out, init, op);
     __syncthreads();
   }
 }
