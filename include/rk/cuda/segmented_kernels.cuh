@@ -31,6 +31,10 @@ inline constexpr int long_segment_capacity = 4096;
 /// Segments longer than this many tiles go on the long list (16 tiles: 4096 int32, 2048 doubles;
 /// below that a warp streams a segment in a few round trips). Chosen, not yet tuned.
 inline constexpr offset_t long_segment_min_tiles = 16;
+/// The long-segment kernel holds two block bodies (16-byte vectors and elements, for segments on
+/// and off the 16-byte grid); left alone ptxas gives it 100-127 registers, two 256-thread blocks
+/// per SM, too few loads in flight. This asks for room for this many.
+inline constexpr int long_segment_min_blocks_per_sm = 4;
 /// Threads of the short-segment and plan kernels.
 inline constexpr int segment_block_threads = 256;
 
@@ -442,7 +446,10 @@ __device__ inline offset_t listed_segment_of(const long_segment_list& list, offs
 }
 
 template <class VectorAgent, class ElementAgent, bool SinglePass, class T, class Input, class Out, class Op>
-__global__ void __launch_bounds__(VectorAgent::block_threads)
+__global__ void __launch_bounds__(VectorAgent::block_threads,
+                           long_segment_min_blocks_per_sm * VectorAgent::block_threads <= 2048
+                             ? long_segment_min_blocks_per_sm
+                             : 2048 / VectorAgent::block_threads)
   long_segments_kernel(Input first, long_segment_list list, T* values, Out out, T init, Op op)
 {
   static_assert(VectorAgent::block_threads == ElementAgent::block_threads, "both agents share the block");
