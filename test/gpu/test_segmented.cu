@@ -122,7 +122,7 @@ RK_GPU_TEST_CASE("segmented_reduce: one segment equals rk::reduce, off the 16-by
   }
 }
 
-RK_GPU_TEST_CASE("segmented_reduce: the three forms; CUB form out of order, overlapping, with gaps")
+RK_GPU_TEST_CASE("segmented_reduce: the three forms, and the CUB form out of order, overlapping, with gaps")
 {
   const std::int64_t n = 1 << 20;
   thrust::device_vector<int> items(static_cast<std::size_t>(n));
@@ -187,7 +187,7 @@ struct is_expected_segment
 };
 } // namespace
 
-RK_GPU_TEST_CASE("segmented_reduce: non-commutative marker merge gives exactly [begin, end) per segment")
+RK_GPU_TEST_CASE("segmented_reduce: non-commutative marker merge gives exactly begin to end per segment")
 {
   for (segment_layout layout : {segment_layout::half_empty, segment_layout::huge_plus_tiny, segment_layout::power_law,
                                 segment_layout::all_4096, segment_layout::all_65536})

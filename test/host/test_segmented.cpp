@@ -58,7 +58,7 @@ TEST_CASE("rk::segmented_reduce (host policies): every layout, CSR form, int64 s
   }
 }
 
-TEST_CASE("rk::segmented_reduce (host policies): the three forms agree; CUB form out of order, overlapping, gaps")
+TEST_CASE("rk::segmented_reduce (host policies): the three forms agree, the CUB form out of order, overlapping, with gaps")
 {
   const std::int64_t n = 10000;
   std::vector<int> items(n);

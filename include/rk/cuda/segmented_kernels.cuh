@@ -35,6 +35,8 @@ inline constexpr offset_t long_segment_min_tiles = 16;
 /// and off the 16-byte grid); left alone ptxas gives it 100-127 registers, two 256-thread blocks
 /// per SM, too few loads in flight. This asks for room for this many.
 inline constexpr int long_segment_min_blocks_per_sm = 4;
+/// Batches of one-lane segments the short-segment kernel reduces in one step (below).
+inline constexpr int tiny_batches = 4;
 /// Threads of the short-segment and plan kernels.
 inline constexpr int segment_block_threads = 256;
 
@@ -281,15 +283,43 @@ __global__ void __launch_bounds__(segment_block_threads)
   __shared__ segment_queue<block_threads, offset_t> warps;
   const offset_t count = segments.count;
   const offset_t begin = count * blockIdx.x / gridDim.x, end = count * (blockIdx.x + 1) / gridDim.x;
-  // This thread's segment bounds, read one batch ahead so the read overlaps the batch's work.
-  offset_t next_b = 0, next_e = 0;
-  if (begin + threadIdx.x < end)
+  for (offset_t batch = begin; batch < end;)
   {
-    next_b = segments.begin(begin + threadIdx.x);
-    next_e = segments.end(begin + threadIdx.x);
-  }
-  for (offset_t batch = begin; batch < end; batch += block_threads)
-  {
+    // A run of tiny_batches batches whose segments all fit one lane (1-8 int32 items, say) is
+    // reduced in one step, each thread with tiny_batches segments in flight: a batch at a time,
+    // this path waits on a round trip per segment and is latency-bound.
+    if (end - batch >= offset_t{tiny_batches} * block_threads)
+    {
+      offset_t b[tiny_batches], n[tiny_batches];
+      bool tiny = true;
+#pragma unroll
+      for (int k = 0; k < tiny_batches; ++k)
+      {
+        const offset_t s = batch + k * block_threads + threadIdx.x;
+        b[k]             = segments.begin(s);
+        n[k]             = segments.end(s) - b[k];
+        tiny             = tiny && n[k] >= 0 && n[k] <= lane_items;
+      }
+      if (__syncthreads_and(tiny))
+      {
+        uninitialized<T> value[tiny_batches];
+#pragma unroll
+        for (int k = 0; k < tiny_batches; ++k)
+        {
+          if (n[k] > 0)
+          {
+            value[k].emplace(op(init, lane_fold<lane_items, T>(first, b[k], static_cast<int>(n[k]), op)));
+          }
+        }
+#pragma unroll
+        for (int k = 0; k < tiny_batches; ++k)
+        {
+          out[batch + k * block_threads + threadIdx.x] = n[k] > 0 ? value[k].value : init;
+        }
+        batch += offset_t{tiny_batches} * block_threads;
+        continue;
+      }
+    }
     if (threadIdx.x < group_classes - 1)
     {
       groups[threadIdx.x].count = 0;
@@ -300,9 +330,9 @@ __global__ void __launch_bounds__(segment_block_threads)
     }
     __syncthreads();
     const offset_t s = batch + threadIdx.x;
-    const offset_t b = next_b, n = next_e - next_b;
     if (s < end)
     {
+      const offset_t b = segments.begin(s), n = segments.end(s) - b;
       if (n <= 0)
       {
         if (n < 0)
@@ -335,17 +365,13 @@ __global__ void __launch_bounds__(segment_block_threads)
         }
       }
     }
-    if (s + block_threads < end)
-    {
-      next_b = segments.begin(s + block_threads);
-      next_e = segments.end(s + block_threads);
-    }
     __syncthreads();
     reduce_queue<4, block_threads, lane_items, T>(first, groups[0], batch, out, init, op);
     reduce_queue<8, block_threads, lane_items, T>(first, groups[1], batch, out, init, op);
     reduce_queue<16, block_threads, lane_items, T>(first, groups[2], batch, out, init, op);
     reduce_queue<warp_threads, block_threads, lane_items, T>(first, warps, batch, out, init, op);
     __syncthreads();
+    batch += block_threads;
   }
 }
 
@@ -384,8 +410,12 @@ __global__ void __launch_bounds__(segment_block_threads) long_segments_plan_kern
     {
       const offset_t n     = list.items[i];
       const offset_t tiles = tile_count(n, tile_items<Item>);
+      // Shares of the target less one part per listed segment, so that the rounding up to one
+      // part below keeps the total within the grid: a part more than the grid holds would be
+      // reduced in a second round, after every other part, and double the kernel's time.
+      const offset_t budget = list.parts_target > listed ? list.parts_target - listed : 0;
       parts = static_cast<offset_t>(static_cast<double>(n) / static_cast<double>(total_items)
-                                    * static_cast<double>(list.parts_target));
+                                    * static_cast<double>(budget));
       parts = parts < 1 ? 1 : parts;
       parts = parts < tiles ? parts : tiles;
       parts = parts < max_tree_parts ? parts : max_tree_parts;
