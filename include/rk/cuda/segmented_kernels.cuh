@@ -388,38 +388,54 @@ __global__ void __launch_bounds__(segment_block_threads) long_segments_plan_kern
     typename block_sum::TempStorage sum;
     typename block_scan::TempStorage scan;
   } temp;
-  __shared__ offset_t total_items;
+  __shared__ offset_t total_items, first_pass_parts;
   const offset_t listed = list.listed();
   offset_t mine         = 0;
   for (offset_t i = threadIdx.x; i < listed; i += threads)
   {
     mine += list.items[i];
   }
-  const offset_t total = block_sum(temp.sum).Sum(mine);
+  offset_t total = block_sum(temp.sum).Sum(mine);
   if (threadIdx.x == 0)
   {
     total_items = total;
   }
   __syncthreads();
+  total = total_items;
+  // Parts in proportion to length, at least one and at most one per tile.
+  auto parts_of = [&](offset_t i, offset_t budget) {
+    const offset_t n     = list.items[i];
+    const offset_t tiles = tile_count(n, tile_items<Item>);
+    offset_t parts =
+      static_cast<offset_t>(static_cast<double>(n) / static_cast<double>(total) * static_cast<double>(budget));
+    parts = parts < 1 ? 1 : parts;
+    parts = parts < tiles ? parts : tiles;
+    return parts < max_tree_parts ? parts : max_tree_parts;
+  };
+  // Rounding short segments up to one part can take the total past the grid; a part more than
+  // the grid holds runs in a second round, after every other part, and doubles the kernel's time.
+  // So the budget shrinks by the excess (once: what remains over is at most the rounding's).
+  offset_t over = 0;
+  for (offset_t i = threadIdx.x; i < listed; i += threads)
+  {
+    over += parts_of(i, list.parts_target);
+  }
+  __syncthreads();
+  over = block_sum(temp.sum).Sum(over);
+  if (threadIdx.x == 0)
+  {
+    first_pass_parts = over;
+  }
+  __syncthreads();
+  const offset_t first_pass = first_pass_parts;
+  const offset_t budget     = first_pass <= list.parts_target
+                                ? list.parts_target
+                                : (2 * list.parts_target > first_pass ? 2 * list.parts_target - first_pass : 0);
   offset_t running = 0;
   for (offset_t base = 0; base < listed; base += threads)
   {
     const offset_t i = base + threadIdx.x;
-    offset_t parts   = 0;
-    if (i < listed)
-    {
-      const offset_t n     = list.items[i];
-      const offset_t tiles = tile_count(n, tile_items<Item>);
-      // Shares of the target less one part per listed segment, so that the rounding up to one
-      // part below keeps the total within the grid: a part more than the grid holds would be
-      // reduced in a second round, after every other part, and double the kernel's time.
-      const offset_t budget = list.parts_target > listed ? list.parts_target - listed : 0;
-      parts = static_cast<offset_t>(static_cast<double>(n) / static_cast<double>(total_items)
-                                    * static_cast<double>(budget));
-      parts = parts < 1 ? 1 : parts;
-      parts = parts < tiles ? parts : tiles;
-      parts = parts < max_tree_parts ? parts : max_tree_parts;
-    }
+    const offset_t parts = i < listed ? parts_of(i, budget) : 0;
     offset_t before = 0, chunk = 0;
     block_scan(temp.scan).ExclusiveSum(parts, before, chunk);
     if (i < listed)
