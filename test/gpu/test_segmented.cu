@@ -306,3 +306,16 @@ RK_GPU_TEST_CASE("segmented_reduce: bad segments are reported, host offsets are 
                                        host_offsets.data() + host_offsets.size(), out.begin(), 0),
                   rk::host_memory_error);
 }
+
+RK_GPU_TEST_CASE("segmented_reduce: rk::explain_segmented names the backend and the reproducible bits")
+{
+  const rk::explanation d = rk::explain_segmented(rk::device, 1000);
+  CHECK(d.policy == "device");
+  CHECK(d.backend == "single_pass");
+  CHECK(d.size == 1000);
+  CHECK(d.reproducible);
+  CHECK(d.reason.find("last block of each segment") != std::string::npos);
+  const rk::explanation t = rk::explain_segmented(rk::two_pass, 5);
+  CHECK(t.backend == "two_pass");
+  CHECK(t.reason.find("second kernel") != std::string::npos);
+}

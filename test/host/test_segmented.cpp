@@ -169,3 +169,15 @@ TEST_CASE("rk::segmented_reduce (host policies): bad segments and counts are err
   CHECK_THROWS_AS(rk::segmented_reduce(rk::host, items.begin(), decreasing.end(), decreasing.begin(), out.begin(), 0),
                   rk::invalid_range);
 }
+
+TEST_CASE("rk::explain_segmented (host policies): which backend, and whether the bits are reproducible")
+{
+  const rk::explanation h = rk::explain_segmented(rk::host, 12);
+  CHECK(h.backend == "host");
+  CHECK(h.size == 12);
+  CHECK(h.reproducible);
+  const rk::explanation s = rk::explain_segmented(rk::seq, 3);
+  CHECK(s.backend == "seq");
+  CHECK_FALSE(s.reproducible);
+  CHECK_THROWS_AS(rk::explain_segmented(rk::host, -1), rk::error);
+}

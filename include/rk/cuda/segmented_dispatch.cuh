@@ -12,6 +12,7 @@
 #include <thrust/type_traits/unwrap_contiguous_iterator.h>
 
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 namespace rk
@@ -79,6 +80,23 @@ inline std::size_t align_up(std::size_t bytes, std::size_t to)
   return (bytes + to - 1) / to * to;
 }
 } // namespace detail
+
+template <gpu_backend Backend, class Provider>
+explanation explain_segmented_dispatch(const gpu_policy<Backend, Provider>&, std::int64_t segments)
+{
+  static_assert(Backend != gpu_backend::atomic, "rk::segmented_reduce does not run rk::atomic yet");
+  const char* backend = Backend == gpu_backend::two_pass ? "two_pass" : "single_pass";
+  std::string why =
+    std::string(Backend == gpu_backend::automatic ? "rk::device runs single_pass for segmented reduce (one pass; "
+                                                    "rk::atomic is not available here). "
+                                                  : "")
+    + "Segments of up to one lane's items are folded by a thread, up to 16 lanes' by groups of 4, 8 or 16 lanes, up "
+      "to 16 tiles by a warp; longer ones (up to 4096 of them) are split into parts in proportion to their length, "
+      "reduced by rk::reduce's block body and put together "
+    + (Backend == gpu_backend::two_pass ? "by a second kernel" : "by the last block of each segment to finish")
+    + "; each segment gets rk::reduce's tree";
+  return {to_string(Backend), backend, backend, segments, why, true};
+}
 
 template <gpu_backend Backend, class Provider, class InputIt, class Segments, class OutputIt, class T, class BinaryOp>
 void segmented_dispatch(const gpu_policy<Backend, Provider>& policy, InputIt first, const Segments& host_segments,

@@ -19,6 +19,21 @@ void segmented_dispatch(const execution_policy<Derived>&, InputIt, const Segment
                 "<rk/reduce.cuh> (compiled by nvcc) rather than <rk/reduce.hpp>");
 }
 
+template <class Derived>
+explanation explain_segmented_dispatch(const execution_policy<Derived>&, std::int64_t)
+{
+  static_assert(detail::dependent_false_v<Derived>, "rk::explain_segmented is not implemented for this execution policy");
+  return {};
+}
+
+/// Describes what rk::segmented_reduce(policy, ...) runs for `num_segments` segments, and whether
+/// its results are reproducible (each segment gets rk::reduce's bits). Runs nothing.
+template <class Policy, class = std::enable_if_t<is_execution_policy_v<Policy>>>
+explanation explain_segmented(Policy&& policy, std::int64_t num_segments)
+{
+  return explain_segmented_dispatch(policy.derived(), detail::checked_count(num_segments, "num_segments"));
+}
+
 namespace detail
 {
 template <class A, class B>

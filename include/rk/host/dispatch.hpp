@@ -46,6 +46,20 @@ void segmented_dispatch(const host_policy& policy, InputIt first, const Segments
   detail::segmented_reduce_host(policy, first, segments, out, init, op);
 }
 
+inline explanation explain_segmented_dispatch(const seq_policy&, std::int64_t segments)
+{
+  return {"seq", "seq", "seq", segments,
+          "each segment folded left to right on the calling thread (its own grouping, not rk::reduce's tree)", false};
+}
+
+inline explanation explain_segmented_dispatch(const host_policy&, std::int64_t segments)
+{
+  return {"host", "host", "host", segments,
+          "each segment reduced with rk::reduce's tree (the GPU backends' bits), segments shared over threads and "
+          "segments of 2^20 items or more by every thread",
+          true};
+}
+
 template <class InputIt, class T, class BinaryOp>
 explanation explain_dispatch(const seq_policy&, InputIt first, InputIt last, const T&, const BinaryOp&)
 {
