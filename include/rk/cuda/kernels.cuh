@@ -58,19 +58,22 @@ initial_value<T> without_init()
   return initial_value<T>{};
 }
 
-/// A tuning provider's shapes with the grid-ordered tree (rk::atomic combines block results in
-/// arrival order, so a fixed tree would buy it nothing).
-template <class Provider>
-struct as_grid_ordered
+/// A tuning provider's shapes with the tree `Shape`, whatever the provider chose.
+template <class Provider, tree_shape Shape>
+struct with_tree_shape
 {
   template <class Item, bool vectorized>
   static constexpr reduce_tuning get()
   {
     reduce_tuning t = Provider::template get<Item, vectorized>();
-    t.tree          = tree_shape::grid_ordered;
+    t.tree          = Shape;
     return t;
   }
 };
+
+/// rk::atomic combines block results in arrival order, so a fixed tree would buy it nothing.
+template <class Provider>
+using as_grid_ordered = with_tree_shape<Provider, tree_shape::grid_ordered>;
 
 /// Everything a kernel needs to know about how it reads `Input` (a raw pointer, 16-byte aligned on
 /// the vectorized path, or an iterator) and how big its blocks are. `Provider` is the policy's
@@ -216,17 +219,7 @@ __global__ void __launch_bounds__(Agent::block_threads)
   constexpr int block_threads = Agent::block_threads;
   if constexpr (Agent::pairwise)
   {
-    const tile_split& split      = plan.split;
-    const tree_outputs<T> outputs = Agent::outputs(plan, partials);
-    for (offset_t boundary = 1 + threadIdx.x; boundary < split.parts; boundary += block_threads)
-    {
-      if (split.cuts_node(boundary))
-      {
-        finish_cut_node(split, boundary, outputs, op);
-      }
-    }
-    __syncthreads();
-    const T all = final_tree<block_threads, T>(outputs.nodes, split.nodes(), op);
+    const T all = finish_split<block_threads, T>(plan.split, Agent::outputs(plan, partials), op);
     if (threadIdx.x == 0)
     {
       store<T>(out, init.combine(all, op));
@@ -242,20 +235,26 @@ __global__ void __launch_bounds__(Agent::block_threads)
   }
 }
 
-/// Thread 0: arrives at the grid's counter; true for the last block to arrive. Release publishes
-/// this block's results; acquire lets the last block see everyone's.
-__device__ inline bool arrive_last(sync_counters* counters)
+/// Thread 0: arrives at `word`, which `blocks` blocks arrive at; true for the last of them.
+/// Release publishes this block's results; acquire lets the last block see everyone's.
+__device__ inline bool arrive_last(unsigned& word, unsigned blocks)
 {
-  ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> arrivals(counters->single_pass_arrivals);
+  ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> arrivals(word);
   const unsigned before = arrivals.fetch_add(1u, ::cuda::std::memory_order_acq_rel);
-  const bool last       = before == gridDim.x - 1;
+  const bool last       = before == blocks - 1;
   if (last)
   {
-    // Every block has arrived: take back what this grid added. The word is zero between calls
+    // Every block has arrived: take back what they added. The word is zero between calls
     // because no two grids that can overlap share scratch (rk/cuda/runtime.cuh).
-    arrivals.fetch_sub(gridDim.x, ::cuda::std::memory_order_relaxed);
+    arrivals.fetch_sub(blocks, ::cuda::std::memory_order_relaxed);
   }
   return last;
+}
+
+/// The grid's arrival: the last block to finish runs the final pass.
+__device__ inline bool arrive_last(sync_counters* counters)
+{
+  return arrive_last(counters->single_pass_arrivals, gridDim.x);
 }
 
 template <class Agent, class Input, class T, class Op>
@@ -283,20 +282,7 @@ __global__ void __launch_bounds__(Agent::block_threads)
     __syncthreads();
     if (threadIdx.x == 0)
     {
-      // The second of the two blocks at a cut finishes the cut node; acq_rel pairs the first
-      // block's pieces with the second's reads. The second resets the counter for the next call.
-      for (offset_t boundary = part; boundary <= part + 1; ++boundary)
-      {
-        if (split.cuts_node(boundary))
-        {
-          ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> cut(counters->boundary_arrivals[boundary]);
-          if (cut.fetch_add(1u, ::cuda::std::memory_order_acq_rel) == 1u)
-          {
-            finish_cut_node(split, boundary, outputs, op);
-            cut.store(0u, ::cuda::std::memory_order_relaxed);
-          }
-        }
-      }
+      arrive_at_cuts(split, part, outputs, counters->boundary_arrivals, op);
       is_last = split.parts == 1 || arrive_last(counters);
     }
     __syncthreads();

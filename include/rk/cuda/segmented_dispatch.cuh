@@ -19,19 +19,6 @@ namespace rk
 {
 namespace detail
 {
-/// A provider's shapes with the reproducible tree, which segmented reduce always runs.
-template <class Provider>
-struct as_pairwise
-{
-  template <class Item, bool vectorized>
-  static constexpr reduce_tuning get()
-  {
-    reduce_tuning t = Provider::template get<Item, vectorized>();
-    t.tree          = tree_shape::pairwise_tiles;
-    return t;
-  }
-};
-
 /// What a kernel reads or writes for an iterator: the raw pointer behind a contiguous one, checked
 /// to be reachable from the device unless Thrust knows it is device memory; the iterator otherwise.
 template <class It>
@@ -121,7 +108,7 @@ void segmented_dispatch(const gpu_policy<Backend, Provider>& policy, InputIt fir
   using Input                        = decltype(input);
   using Output                       = decltype(output);
   using item                         = std::remove_cv_t<detail::iterator_item_t<Input>>;
-  using provider                     = detail::as_pairwise<Provider>;
+  using provider                     = detail::with_tree_shape<Provider, tree_shape::pairwise_tiles>;
   using vector_agent                 = detail::reduce_agent<provider, Input, T>;
   using element_agent = std::conditional_t<vector_agent::vectorized,
                                            detail::reduce_agent<provider, detail::element_pointer<item>, T>, vector_agent>;

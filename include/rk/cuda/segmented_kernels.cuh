@@ -94,80 +94,19 @@ __device__ inline void report_bad_segment(unsigned long long* error_word, offset
   atomicCAS(error_word, 0ull, static_cast<unsigned long long>(s) + 1);
 }
 
-/// One lane of the tree: the left fold of `count` (1..LaneItems) items from `begin`. A full lane
-/// issues all its loads before the first combine.
-template <int LaneItems, class T, class Input, class Op>
-__device__ __forceinline__ T lane_fold(const Input& first, offset_t begin, int count, Op& op)
-{
-  using item = std::remove_cv_t<iterator_item_t<Input>>;
-  if constexpr (std::is_trivially_default_constructible_v<item>)
-  {
-    if (count == LaneItems)
-    {
-      item v[LaneItems];
-#pragma unroll
-      for (int i = 0; i < LaneItems; ++i)
-      {
-        v[i] = first[begin + i];
-      }
-      T acc(v[0]);
-#pragma unroll
-      for (int i = 1; i < LaneItems; ++i)
-      {
-        acc = op(acc, static_cast<T>(v[i]));
-      }
-      return acc;
-    }
-  }
-  T acc(first[begin]);
-  for (int i = 1; i < count; ++i)
-  {
-    acc = op(acc, static_cast<T>(first[begin + i]));
-  }
-  return acc;
-}
-
-/// Lane 0's value, in every lane.
-template <class T>
-__device__ __forceinline__ T broadcast_lane0(const T& x)
-{
-  constexpr int words = (sizeof(T) + 3) / 4;
-  std::uint32_t buffer[words] = {};
-  __builtin_memcpy(buffer, &x, sizeof(T));
-#pragma unroll
-  for (int i = 0; i < words; ++i)
-  {
-    buffer[i] = __shfl_sync(0xffffffffu, buffer[i], 0);
-  }
-  uninitialized<T> out;
-  __builtin_memcpy(&out, buffer, sizeof(T));
-  return out.value;
-}
-
 /// The node over window `w` (32 tiles, a level-5 node of the tree counted from the segment's
 /// first item, truncated at the segment's end) of the `n` items from `begin`, by a whole warp.
 /// Tile k's value waits in lane k until the window is complete. Result valid in lane 0.
 template <int LaneItems, class T, class Input, class Op>
 __device__ __forceinline__ T window_node(const Input& first, offset_t begin, offset_t n, offset_t w, Op& op, int lane)
 {
-  constexpr offset_t tile = offset_t{warp_threads} * LaneItems;
-  const offset_t tiles    = (n + tile - 1) / tile;
+  const offset_t tiles = tile_count(n, warp_threads * LaneItems);
   const int in_window     = static_cast<int>(tiles - w * warp_threads < warp_threads ? tiles - w * warp_threads
                                                                                       : warp_threads);
   uninitialized<T> tile_value;
   for (int k = 0; k < in_window; ++k)
   {
-    const offset_t t       = w * warp_threads + k;
-    const offset_t in_tile = n - t * tile < tile ? n - t * tile : tile;
-    const int lanes        = static_cast<int>((in_tile + LaneItems - 1) / LaneItems);
-    uninitialized<T> mine;
-    if (lane < lanes)
-    {
-      const offset_t at   = t * tile + offset_t{lane} * LaneItems;
-      const offset_t left = n - at;
-      mine.emplace(lane_fold<LaneItems, T>(first, begin + at, left < LaneItems ? static_cast<int>(left) : LaneItems, op));
-    }
-    const T v = warp_reduce(mine.value, op, lane, lanes);
+    const T v = short_tile_value<LaneItems, T>(first + begin, n, w * warp_threads + k, op, lane);
     if (in_window == 1)
     {
       return v;
@@ -213,14 +152,7 @@ __device__ T group_tree(const Input& first, offset_t begin, offset_t n, Op& op, 
 {
   if constexpr (Width < warp_threads)
   {
-    const int lanes = static_cast<int>((n + LaneItems - 1) / LaneItems);
-    uninitialized<T> mine;
-    if (rel < lanes)
-    {
-      const offset_t at = offset_t{rel} * LaneItems;
-      mine.emplace(lane_fold<LaneItems, T>(first, begin + at, n - at < LaneItems ? static_cast<int>(n - at) : LaneItems, op));
-    }
-    return warp_reduce(mine.value, op, rel, lanes);
+    return short_tile_value<LaneItems, T>(first + begin, n, 0, op, rel);
   }
   else
   {
@@ -527,30 +459,13 @@ __global__ void __launch_bounds__(VectorAgent::block_threads,
     else if constexpr (SinglePass)
     {
       // As single_pass_kernel: the barrier orders warp 0's stores of nodes and pieces before
-      // thread 0's releases; the second block at a cut finishes that node, the last block of
-      // the segment runs the final tree; each resets the counter it finished with.
+      // thread 0's releases; the last block of the segment runs the final tree and resets the
+      // segment's counter.
       __syncthreads();
       if (threadIdx.x == 0)
       {
-        for (offset_t boundary = part; boundary <= part + 1; ++boundary)
-        {
-          if (split.cuts_node(boundary))
-          {
-            ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> cut(
-              list.boundary_arrivals[prefix + entry + boundary]);
-            if (cut.fetch_add(1u, ::cuda::std::memory_order_acq_rel) == 1u)
-            {
-              finish_cut_node(split, boundary, outputs, op);
-              cut.store(0u, ::cuda::std::memory_order_relaxed);
-            }
-          }
-        }
-        ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> arrivals(list.segment_arrivals[entry]);
-        is_last = arrivals.fetch_add(1u, ::cuda::std::memory_order_acq_rel) == parts - 1;
-        if (is_last)
-        {
-          arrivals.store(0u, ::cuda::std::memory_order_relaxed);
-        }
+        arrive_at_cuts(split, part, outputs, list.boundary_arrivals + prefix + entry, op);
+        is_last = arrive_last(list.segment_arrivals[entry], static_cast<unsigned>(parts));
       }
       __syncthreads();
       if (is_last)
@@ -582,16 +497,7 @@ __global__ void __launch_bounds__(BlockThreads)
     {
       continue; // long_segments_kernel stored it
     }
-    const tree_outputs<T> outputs = list.outputs(values, entry, prefix);
-    for (offset_t boundary = 1 + threadIdx.x; boundary < split.parts; boundary += BlockThreads)
-    {
-      if (split.cuts_node(boundary))
-      {
-        finish_cut_node(split, boundary, outputs, op);
-      }
-    }
-    __syncthreads();
-    const T all = final_tree<BlockThreads, T>(outputs.nodes, split.nodes(), op);
+    const T all = finish_split<BlockThreads, T>(split, list.outputs(values, entry, prefix), op);
     if (threadIdx.x == 0)
     {
       out[list.segment[entry]] = op(init, all);

@@ -17,6 +17,10 @@
 #include <rk/cuda/warp_reduce.cuh>
 #include <rk/detail/tree.hpp>
 
+#include <cuda/atomic>
+
+#include <type_traits>
+
 namespace rk::detail
 {
 /// Where a grid's tree results go: one value per node of the split, and the pieces of the nodes
@@ -40,8 +44,42 @@ inline int grid_size(const tree_plan& plan)
   return static_cast<int>(plan.split.parts);
 }
 
-/// The value of tile `tile` when it is the short last tile: each lane folds its items, lanes
-/// without items drop out. Result valid in lane 0.
+/// One lane of the tree: the left fold of `count` (1..LaneItems) items from `begin`. A full lane
+/// issues all its loads before the first combine.
+template <int LaneItems, class T, class It, class Op>
+__device__ __forceinline__ T lane_fold(const It& first, offset_t begin, int count, Op& op)
+{
+  using item = std::remove_cv_t<iterator_item_t<It>>;
+  if constexpr (std::is_trivially_default_constructible_v<item>)
+  {
+    if (count == LaneItems)
+    {
+      item v[LaneItems];
+#pragma unroll
+      for (int i = 0; i < LaneItems; ++i)
+      {
+        v[i] = first[begin + i];
+      }
+      T acc(v[0]);
+#pragma unroll
+      for (int i = 1; i < LaneItems; ++i)
+      {
+        acc = op(acc, static_cast<T>(v[i]));
+      }
+      return acc;
+    }
+  }
+  T acc(first[begin]);
+  for (int i = 1; i < count; ++i)
+  {
+    acc = op(acc, static_cast<T>(first[begin + i]));
+  }
+  return acc;
+}
+
+/// The value of tile `tile` of the items [first, first + items), read element by element: each
+/// lane folds its items, lanes without items drop out. rk::reduce uses it for a short last tile,
+/// segmented reduce for the tiles of segments that start anywhere. Result valid in lane 0.
 template <int LaneItems, class T, class It, class Op>
 __device__ T short_tile_value(It first, offset_t items, offset_t tile, Op& op, int lane)
 {
@@ -52,12 +90,7 @@ __device__ T short_tile_value(It first, offset_t items, offset_t tile, Op& op, i
   if (lane_first < items)
   {
     const int take = items - lane_first < LaneItems ? static_cast<int>(items - lane_first) : LaneItems;
-    T acc(first[lane_first]);
-    for (int i = 1; i < take; ++i)
-    {
-      acc = op(acc, static_cast<T>(first[lane_first + i]));
-    }
-    mine.emplace(acc);
+    mine.emplace(lane_fold<LaneItems, T>(first, lane_first, take, op));
   }
   const int valid_lanes = static_cast<int>((count + LaneItems - 1) / LaneItems);
   return warp_reduce(mine.value, op, lane, valid_lanes);
@@ -299,5 +332,44 @@ __device__ T final_tree(const T* values, offset_t count, Op& op)
     mine.emplace(fold.finish(op));
   }
   return block_combine_prefix<BlockThreads>(mine.value, (count + per_thread - 1) / per_thread, op);
+}
+
+/// rk::single_pass, thread 0 of the block that owns `part`, once a barrier has ordered the block's
+/// stores of nodes and pieces before it: arrives at the cuts at both ends of the part
+/// (`cut_arrivals[b]` counts the blocks at boundary b); the second block at a cut finishes that
+/// node and resets the counter for the next call. acq_rel pairs the first block's pieces with the
+/// second's reads.
+template <class T, class Op>
+__device__ void arrive_at_cuts(const tile_split& split, offset_t part, const tree_outputs<T>& out,
+                               unsigned* cut_arrivals, Op& op)
+{
+  for (offset_t boundary = part; boundary <= part + 1; ++boundary)
+  {
+    if (split.cuts_node(boundary))
+    {
+      ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> cut(cut_arrivals[boundary]);
+      if (cut.fetch_add(1u, ::cuda::std::memory_order_acq_rel) == 1u)
+      {
+        finish_cut_node(split, boundary, out, op);
+        cut.store(0u, ::cuda::std::memory_order_relaxed);
+      }
+    }
+  }
+}
+
+/// rk::two_pass's second step, by one block: finishes every cut node of the split, then runs the
+/// final tree over the node values. Result valid in thread 0.
+template <int BlockThreads, class T, class Op>
+__device__ T finish_split(const tile_split& split, const tree_outputs<T>& out, Op& op)
+{
+  for (offset_t boundary = 1 + threadIdx.x; boundary < split.parts; boundary += BlockThreads)
+  {
+    if (split.cuts_node(boundary))
+    {
+      finish_cut_node(split, boundary, out, op);
+    }
+  }
+  __syncthreads();
+  return final_tree<BlockThreads, T>(out.nodes, split.nodes(), op);
 }
 } // namespace rk::detail

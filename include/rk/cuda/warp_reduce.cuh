@@ -61,9 +61,10 @@ struct maybe
   }
 };
 
-/// __shfl_down_sync for any trivially copyable T, one 32-bit word at a time.
-template <class T>
-__device__ __forceinline__ T shuffle_down(const T& x, unsigned delta)
+/// A warp shuffle of any trivially copyable T, one 32-bit word at a time: `shuffle(word)` is the
+/// __shfl_*_sync of one word.
+template <class T, class Shuffle>
+__device__ __forceinline__ T shuffle_words(const T& x, Shuffle&& shuffle)
 {
   constexpr int words = (sizeof(T) + 3) / 4;
   std::uint32_t buffer[words] = {};
@@ -71,11 +72,25 @@ __device__ __forceinline__ T shuffle_down(const T& x, unsigned delta)
 #pragma unroll
   for (int i = 0; i < words; ++i)
   {
-    buffer[i] = __shfl_down_sync(0xffffffffu, buffer[i], delta);
+    buffer[i] = shuffle(buffer[i]);
   }
   uninitialized<T> out;
   __builtin_memcpy(&out, buffer, sizeof(T));
   return out.value;
+}
+
+/// __shfl_down_sync for any trivially copyable T.
+template <class T>
+__device__ __forceinline__ T shuffle_down(const T& x, unsigned delta)
+{
+  return shuffle_words(x, [delta](std::uint32_t w) { return __shfl_down_sync(0xffffffffu, w, delta); });
+}
+
+/// Lane 0's value, in every lane.
+template <class T>
+__device__ __forceinline__ T broadcast_lane0(const T& x)
+{
+  return shuffle_words(x, [](std::uint32_t w) { return __shfl_sync(0xffffffffu, w, 0); });
 }
 
 /// Reduces the values of lanes [0, valid_lanes) in lane order; the result is valid in lane 0.

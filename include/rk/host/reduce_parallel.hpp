@@ -60,18 +60,25 @@ T host_tile_value(RandomIt first, offset_t n, offset_t tile, BinaryOp& op)
   return std::move(*lane[0]);
 }
 
-/// The root of the tree over [first, first + n), n >= 1, on the calling thread.
+/// The pairwise tree over tiles [tile_begin, tile_end) of [first, first + n): a node's value when
+/// the run is one, the root when it is all of them.
 template <class T, class RandomIt, class BinaryOp>
-T host_tree_root(RandomIt first, offset_t n, BinaryOp& op)
+T host_tiles_value(RandomIt first, offset_t n, offset_t tile_begin, offset_t tile_end, BinaryOp& op)
 {
-  using item           = typename std::iterator_traits<RandomIt>::value_type;
-  const offset_t tiles = tile_count(n, tile_items<item>);
   pairwise_fold<T, 64> fold;
-  for (offset_t t = 0; t < tiles; ++t)
+  for (offset_t t = tile_begin; t < tile_end; ++t)
   {
     fold.push(host_tile_value<T>(first, n, t, op), op);
   }
   return fold.finish(op);
+}
+
+/// The root of the tree over [first, first + n), n >= 1, on the calling thread.
+template <class T, class RandomIt, class BinaryOp>
+T host_tree_root(RandomIt first, offset_t n, BinaryOp& op)
+{
+  using item = typename std::iterator_traits<RandomIt>::value_type;
+  return host_tiles_value<T>(first, n, 0, tile_count(n, tile_items<item>), op);
 }
 
 /// Runs work(t) for t in [0, threads): on threads - 1 new threads and the calling one (which also
@@ -138,12 +145,7 @@ T reduce_parallel(const host_policy& policy, RandomIt first, std::int64_t n, T i
 
   auto node_value = [&](offset_t node) {
     const offset_t begin = node * split.node_tiles(), end = std::min(begin + split.node_tiles(), tiles);
-    pairwise_fold<T, 64> fold;
-    for (offset_t t = begin; t < end; ++t)
-    {
-      fold.push(host_tile_value<T>(first, n, t, op), op);
-    }
-    return fold.finish(op);
+    return host_tiles_value<T>(first, n, begin, end, op);
   };
 
   std::vector<std::optional<T>> results(static_cast<std::size_t>(nodes));
