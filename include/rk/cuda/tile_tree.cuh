@@ -77,9 +77,8 @@ __device__ __forceinline__ T lane_fold(const It& first, offset_t begin, int coun
   return acc;
 }
 
-/// The value of tile `tile` of the items [first, first + items), read element by element: each
-/// lane folds its items, lanes without items drop out. rk::reduce uses it for a short last tile,
-/// segmented reduce for the tiles of segments that start anywhere. Result valid in lane 0.
+/// The value of tile `tile` when it is the short last tile: each lane folds its items, lanes
+/// without items drop out. Result valid in lane 0.
 template <int LaneItems, class T, class It, class Op>
 __device__ T short_tile_value(It first, offset_t items, offset_t tile, Op& op, int lane)
 {
