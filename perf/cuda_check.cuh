@@ -1,5 +1,5 @@
 #pragma once
-// The one error check every layer of rk_perf and its CUB peer uses (defined in harness.cu).
+// The one error check every perf executable uses (defined in trials.cu, which they all link).
 
 #include <cuda_runtime_api.h>
 

@@ -23,14 +23,6 @@
 
 namespace rk_perf
 {
-void check(cudaError_t code, const char* what)
-{
-  if (code != cudaSuccess)
-  {
-    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorName(code) + ": " + cudaGetErrorString(code));
-  }
-}
-
 // Destructors cannot throw; a failure to free there only follows an earlier, already reported
 // (sticky) error, so they ignore the status.
 

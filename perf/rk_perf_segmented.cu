@@ -30,18 +30,6 @@
 #include <string>
 #include <vector>
 
-namespace rk_perf
-{
-// harness.cu defines it for rk_perf; this executable links trials.cu alone.
-void check(cudaError_t code, const char* what)
-{
-  if (code != cudaSuccess)
-  {
-    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(code));
-  }
-}
-} // namespace rk_perf
-
 #define RK_PERF_CHECK(call) rk_perf::check((call), #call)
 
 namespace

@@ -8,9 +8,20 @@
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 namespace rk_perf
 {
+// The error check of every perf executable (declared in cuda_check.cuh); here because they all
+// link this file.
+void check(cudaError_t code, const char* what)
+{
+  if (code != cudaSuccess)
+  {
+    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorName(code) + ": " + cudaGetErrorString(code));
+  }
+}
+
 namespace
 {
 constexpr int min_calls_per_trial = 10;

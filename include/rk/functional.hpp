@@ -32,6 +32,17 @@ struct plus
   }
 };
 
+/// `a == b`: rk::reduce_by_key's default key comparison. Transparent, usable on host and device.
+struct equal_to
+{
+  using is_transparent = void;
+  template <class A, class B>
+  RK_HOST_DEVICE constexpr bool operator()(const A& a, const B& b) const
+  {
+    return a == b;
+  }
+};
+
 /// `a * b`. Unsigned integers wrap modulo 2^bits, which keeps products associative.
 struct multiplies
 {

@@ -17,10 +17,12 @@
 
 #include <rk/reduce.hpp>
 
+#include <rk/cuda/arg_dispatch.cuh>
 #include <rk/cuda/dispatch.cuh>
 #include <rk/cuda/error.cuh>
 #include <rk/cuda/functional.cuh>
 #include <rk/cuda/policy.cuh>
 #include <rk/cuda/runtime.cuh>
+#include <rk/cuda/reduce_by_key_dispatch.cuh>
 #include <rk/cuda/segmented_dispatch.cuh>
 #include <rk/cuda/tuning.cuh>

@@ -12,10 +12,14 @@
 /// \endcode
 
 #include <rk/check_operator.hpp>
+#include <rk/detail/arg_api.hpp>
 #include <rk/detail/config.hpp>
+#include <rk/detail/reduce_by_key_api.hpp>
+#include <rk/detail/transform_reduce_api.hpp>
 #include <rk/error.hpp>
 #include <rk/explain.hpp>
 #include <rk/functional.hpp>
 #include <rk/host/dispatch.hpp>
+#include <rk/host/reduce_by_key.hpp>
 #include <rk/policy.hpp>
 #include <rk/version.hpp>

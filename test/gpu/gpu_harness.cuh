@@ -8,6 +8,7 @@
 #include <rk/reduce.cuh>
 
 #include <thrust/device_vector.h>
+#include <thrust/host_vector.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
@@ -123,6 +124,13 @@ struct gpu_harness
   thrust::device_vector<E> upload(const std::vector<E>& items) const
   {
     return thrust::device_vector<E>(items.begin(), items.end());
+  }
+
+  template <class E>
+  std::vector<E> download(const thrust::device_vector<E>& items) const
+  {
+    const thrust::host_vector<E> copy(items);
+    return std::vector<E>(copy.begin(), copy.end());
   }
 
   template <class F>

@@ -22,6 +22,12 @@ struct host_harness
     return items;
   }
 
+  template <class E>
+  std::vector<E> download(const std::vector<E>& items) const
+  {
+    return items;
+  }
+
   template <class F>
   generating_iterator<F> generated(F f, std::int64_t first) const
   {

@@ -108,9 +108,10 @@ inline constexpr bool is_host_iterator_v =
   && std::is_same_v<typename thrust::iterator_system<InputIt>::type, thrust::host_system_tag>
   && (!thrust::is_contiguous_iterator_v<InputIt> || is_host_container_iterator<InputIt>::value);
 
-template <gpu_backend Backend, class InputIt, class T, class Op>
+template <gpu_backend Backend, class Input, class T, class Op>
 constexpr void check_gpu_call()
 {
+  using InputIt = source_iterator_t<Input>; // what reads memory (rk::transform_reduce's base)
   static_assert(std::is_trivially_copyable_v<T>,
                 "rk GPU policies need a trivially copyable T (the type of init): it is copied between host and "
                 "device and through warp shuffles");
@@ -139,32 +140,40 @@ constexpr void check_gpu_call()
 /// (checked to be readable by the current device where Thrust does not already know it to be
 /// device memory, unless `device` is null: rk::explain runs nothing), an element_pointer where
 /// the items do not start on a 16-byte boundary (the tree's tiles are counted from the first item,
-/// so its vector loads need that boundary), or the iterator itself.
+/// so its vector loads need that boundary), or the iterator itself. An input adaptor
+/// (rk/detail/input_adaptors.hpp) has its base read that way, and wraps what is read.
 template <class InputIt, class F>
 decltype(auto) with_kernel_input(InputIt first, const device_facts* device, F&& f)
 {
-  auto input = to_kernel_input(first);
-  using input_type = decltype(input);
-  if constexpr (std::is_pointer_v<input_type>)
+  if constexpr (is_input_adaptor<InputIt>::value)
   {
-    using system = typename thrust::iterator_system<InputIt>::type;
-    if constexpr (!std::is_same_v<system, thrust::device_system_tag>)
-    {
-      if (device != nullptr)
-      {
-        check_device_accessible(input, "the input range", *device);
-      }
-    }
-    using item = std::remove_cv_t<std::remove_pointer_t<input_type>>;
-    if constexpr (is_vector_item_v<item>)
-    {
-      if (reinterpret_cast<std::uintptr_t>(input) % vector_bytes != 0)
-      {
-        return f(element_pointer<item>{input});
-      }
-    }
+    return with_kernel_input(first.base, device, [&](auto input) { return f(first.rebase(input)); });
   }
-  return f(input);
+  else
+  {
+    auto input       = to_kernel_input(first);
+    using input_type = decltype(input);
+    if constexpr (std::is_pointer_v<input_type>)
+    {
+      using system = typename thrust::iterator_system<InputIt>::type;
+      if constexpr (!std::is_same_v<system, thrust::device_system_tag>)
+      {
+        if (device != nullptr)
+        {
+          check_device_accessible(input, "the input range", *device);
+        }
+      }
+      using item = std::remove_cv_t<std::remove_pointer_t<input_type>>;
+      if constexpr (is_vector_item_v<item>)
+      {
+        if (reinterpret_cast<std::uintptr_t>(input) % vector_bytes != 0)
+        {
+          return f(element_pointer<item>{input});
+        }
+      }
+    }
+    return f(input);
+  }
 }
 
 /// Calls `f` with the launcher the policy runs: fixed at compile time for explicit policies
@@ -240,6 +249,28 @@ T* unwrap_output(OutputPtr out)
 }
 } // namespace detail
 
+namespace detail
+{
+/// The value-returning reduction of n >= 1 items: enqueues it with the final block writing a
+/// pinned host slot, waits, and returns the value.
+template <gpu_backend Backend, class Provider, class InputIt, class T, class Op>
+T reduce_to_host(const gpu_policy<Backend, Provider>& policy, InputIt first, std::int64_t n,
+                 const initial_value<T>& init, const Op& op)
+{
+  check_not_capturing(policy.stream, "rk::reduce");
+  const device_facts& device = current_device_facts();
+  const pinned_slot result   = acquire_pinned_slot();
+  with_kernel_input(first, &device, [&](auto input) {
+    enqueue_reduction<Backend, false, Provider>(input, n, init, static_cast<T*>(result.get()), op, policy.stream,
+                                                device);
+  });
+  throw_on_error(cudaStreamSynchronize(policy.stream), "rk::reduce: waiting for the reduction");
+  uninitialized<T> value;
+  std::memcpy(static_cast<void*>(&value), result.get(), sizeof(T));
+  return value.value;
+}
+} // namespace detail
+
 template <gpu_backend Backend, class Provider, class InputIt, class T, class BinaryOp>
 T reduce_dispatch(const gpu_policy<Backend, Provider>& policy, InputIt first, InputIt last, T init, BinaryOp user_op)
 {
@@ -251,17 +282,21 @@ T reduce_dispatch(const gpu_policy<Backend, Provider>& policy, InputIt first, In
   {
     return init;
   }
-  detail::check_not_capturing(policy.stream, "rk::reduce");
-  const detail::device_facts& device = detail::current_device_facts();
-  const detail::pinned_slot result   = detail::acquire_pinned_slot();
-  detail::with_kernel_input(first, &device, [&](auto input) {
-    detail::enqueue_reduction<Backend, false, Provider>(input, n, detail::with_init(init),
-                                                         static_cast<T*>(result.get()), op, policy.stream, device);
-  });
-  detail::throw_on_error(cudaStreamSynchronize(policy.stream), "rk::reduce: waiting for the reduction");
-  detail::uninitialized<T> value;
-  std::memcpy(static_cast<void*>(&value), result.get(), sizeof(T));
-  return value.value;
+  return detail::reduce_to_host(policy, first, n, detail::with_init(init), op);
+}
+
+template <class T, gpu_backend Backend, class Provider, class InputIt, class BinaryOp>
+T reduce_nonempty_dispatch(const gpu_policy<Backend, Provider>& policy, InputIt first, InputIt last, BinaryOp user_op)
+{
+  const auto& op = detail::to_device_operator(user_op);
+  using Op       = detail::device_operator_t<BinaryOp>;
+  detail::check_gpu_call<Backend, InputIt, T, Op>();
+  const std::int64_t n = detail::checked_distance(first, last);
+  if (n == 0)
+  {
+    throw error("rk: reduce_nonempty_dispatch needs a non-empty range (an empty one has no value without init)");
+  }
+  return detail::reduce_to_host(policy, first, n, detail::without_init<T>(), op);
 }
 
 /// Stream-ordered form: writes the result to device memory `out` (a `T*` or thrust::device_ptr<T>)
@@ -386,7 +421,8 @@ explanation explain_dispatch(const gpu_policy<Backend, Provider>&, InputIt first
     using input_type = decltype(input);
     using agent      = detail::reduce_agent<Provider, input_type, T>;
     // A pointer read through element_pointer: it does not start on a 16-byte boundary.
-    constexpr bool realigned = std::is_pointer_v<detail::kernel_input_t<InputIt>> && !std::is_pointer_v<input_type>;
+    constexpr bool realigned = std::is_pointer_v<detail::kernel_input_t<detail::source_iterator_t<InputIt>>>
+                           && detail::is_vector_item_v<typename agent::item> && !agent::vectorized;
     reason += std::string("; loads: ") + (agent::vectorized ? "16-byte vectors" : "one element at a time");
     if constexpr (realigned)
     {

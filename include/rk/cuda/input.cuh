@@ -4,6 +4,7 @@
 // "chunk" interface to the block body (rk/cuda/block_reduce.cuh).
 
 #include <rk/cuda/warp_reduce.cuh>
+#include <rk/detail/input_adaptors.hpp>
 #include <rk/detail/tree.hpp>
 
 #include <thrust/iterator/iterator_traits.h>
@@ -72,8 +73,100 @@ kernel_input_t<It> to_kernel_input(It it)
   }
 }
 
-/// Vectorized chunks: each lane reads `LaneVectors` adjacent 16-byte vectors of the chunk.
-template <class Item, class T, int LaneVectors>
+/// What a vectorized read applies to the item at `position` (counted from the kernel input's first
+/// item) before it meets `op`: nothing (rk::reduce), or what the input adaptors ask for.
+struct no_transform
+{
+  template <class X>
+  __device__ __forceinline__ const X& operator()(const X& x, offset_t) const
+  {
+    return x;
+  }
+};
+
+/// indexed_input's: the item and its index.
+template <class Item, class Index>
+struct with_position
+{
+  Index first_index;
+  __device__ __forceinline__ arg_result<Item, Index> operator()(const Item& x, offset_t position) const
+  {
+    return {x, static_cast<Index>(first_index + position)};
+  }
+};
+
+/// transformed_input's: its transform over what the inner adaptor gives, converted to T.
+template <class F, class Inner, class T>
+struct then_transform
+{
+  F transform;
+  Inner inner;
+  template <class X>
+  __device__ __forceinline__ T operator()(const X& x, offset_t position) const
+  {
+    return static_cast<T>(transform(inner(x, position)));
+  }
+};
+
+/// An input the kernels read with 16-byte vector loads: an array of vectorizable items behind a
+/// raw pointer (16-byte aligned: rk/cuda/dispatch.cuh reads any other through element_pointer),
+/// possibly under input adaptors, whose work becomes the `transform` applied to each item loaded.
+template <class Input>
+struct vector_source
+{
+  static constexpr bool vectorizable = false;
+  using transform                    = no_transform;
+};
+template <class Item>
+struct vector_source<const Item*>
+{
+  static constexpr bool vectorizable = is_vector_item_v<Item>;
+  using transform                    = no_transform;
+  __host__ __device__ static const Item* items(const Item* p)
+  {
+    return p;
+  }
+  __host__ __device__ static transform transform_of(const Item*)
+  {
+    return {};
+  }
+};
+template <class Item>
+struct vector_source<Item*> : vector_source<const Item*>
+{};
+template <class Item, class Index>
+struct vector_source<indexed_input<const Item*, Index>>
+{
+  static constexpr bool vectorizable = is_vector_item_v<Item>;
+  using transform                    = with_position<std::remove_cv_t<Item>, Index>;
+  __host__ __device__ static const Item* items(const indexed_input<const Item*, Index>& in)
+  {
+    return in.base;
+  }
+  __host__ __device__ static transform transform_of(const indexed_input<const Item*, Index>& in)
+  {
+    return {in.first_index};
+  }
+};
+template <class Base, class F, class T>
+struct vector_source<transformed_input<Base, F, T>>
+{
+  using inner                        = vector_source<Base>;
+  static constexpr bool vectorizable = inner::vectorizable;
+  using transform                    = then_transform<F, typename inner::transform, T>;
+  __host__ __device__ static auto items(const transformed_input<Base, F, T>& in)
+  {
+    return inner::items(in.base);
+  }
+  __host__ __device__ static transform transform_of(const transformed_input<Base, F, T>& in)
+  {
+    return {in.transform, inner::transform_of(in.base)};
+  }
+};
+
+/// Vectorized chunks: each lane reads `LaneVectors` adjacent 16-byte vectors of the chunk, and
+/// passes every item through `Transform` on its way to T.
+template <class Item, class T, int LaneVectors, class Transform = no_transform>
 struct vector_chunks
 {
   static constexpr int vector_items = vector_bytes / static_cast<int>(sizeof(Item));
@@ -87,13 +180,16 @@ struct vector_chunks
   struct fragment
   {
     vector v[LaneVectors];
+    offset_t first; ///< the lane's first item, from body (dead, and so dropped, unless the transform reads it)
   };
 
   const Item* body; // 16-byte aligned start of the body
+  Transform transform;
 
   template <class Op>
   __device__ __forceinline__ void load(offset_t chunk, int lane, fragment& f, Op&) const
   {
+    f.first         = chunk * chunk_items + offset_t{lane} * lane_items;
     const vector* p = reinterpret_cast<const vector*>(body + chunk * chunk_items) + lane * LaneVectors;
 #pragma unroll
     for (int k = 0; k < LaneVectors; ++k)
@@ -105,11 +201,11 @@ struct vector_chunks
   template <class Op>
   __device__ __forceinline__ T reduce(const fragment& f, Op& op) const
   {
-    T acc = static_cast<T>(f.v[0].item[0]);
+    T acc = static_cast<T>(transform(f.v[0].item[0], f.first));
 #pragma unroll
     for (int i = 1; i < lane_items; ++i)
     {
-      acc = op(acc, static_cast<T>(f.v[i / vector_items].item[i % vector_items]));
+      acc = op(acc, static_cast<T>(transform(f.v[i / vector_items].item[i % vector_items], f.first + i)));
     }
     return acc;
   }

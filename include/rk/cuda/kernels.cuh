@@ -81,8 +81,8 @@ using as_grid_ordered = with_tree_shape<Provider, tree_shape::grid_ordered>;
 template <class Provider, class Input, class T>
 struct reduce_agent
 {
-  using item = std::remove_cv_t<iterator_item_t<Input>>;
-  static constexpr bool vectorized = std::is_pointer_v<Input> && is_vector_item_v<item>;
+  using item = tree_item_t<Input>; // the item read from memory (its size fixes the tiles)
+  static constexpr bool vectorized = vector_source<Input>::vectorizable;
   static constexpr reduce_tuning tuning = Provider::template get<item, vectorized>();
   static constexpr bool pairwise        = tuning.tree == tree_shape::pairwise_tiles;
   static constexpr int block_threads    = tuning.block_threads;
@@ -101,9 +101,10 @@ struct reduce_agent
   /// A tile of the reproducible tree: each lane reads 32 bytes (two 16-byte vectors, or
   /// tile_lane_items elements through the iterator).
   static constexpr int lane_items = tile_lane_items<item>;
-  using tile_chunks = std::conditional_t<vectorized, vector_chunks<item, T, tile_lane_bytes / vector_bytes>,
+  using transform   = typename vector_source<Input>::transform;
+  using tile_chunks = std::conditional_t<vectorized, vector_chunks<item, T, tile_lane_bytes / vector_bytes, transform>,
                                          iterator_chunks<Input, T, lane_items>>;
-  using grid_chunks = std::conditional_t<vectorized, vector_chunks<item, T, tuning.lane_units>,
+  using grid_chunks = std::conditional_t<vectorized, vector_chunks<item, T, tuning.lane_units, transform>,
                                          iterator_chunks<Input, T, tuning.lane_units>>;
   using chunks_type = std::conditional_t<pairwise, tile_chunks, grid_chunks>;
   static_assert(!pairwise || chunks_type::chunk_items == tile_items<item>, "a chunk is one tile of the tree");
@@ -160,18 +161,30 @@ struct reduce_agent
     return {partials, partials + p.split.nodes()};
   }
 
+  __host__ __device__ static chunks_type chunks_of(const Input& first)
+  {
+    if constexpr (vectorized)
+    {
+      return chunks_type{vector_source<Input>::items(first), vector_source<Input>::transform_of(first)};
+    }
+    else
+    {
+      return chunks_type{first};
+    }
+  }
+
   template <class Op>
   __device__ static maybe<T> reduce_part(Input first, const tree_plan& p, offset_t part, const tree_outputs<T>& out,
                                          Op& op)
   {
-    const chunks_type chunks{first};
+    const chunks_type chunks = chunks_of(first);
     return tree_reduce_part<block_threads, in_flight, lane_items, T>(first, chunks, p, part, out, op);
   }
 
   template <class Op>
   __device__ static T reduce_block(Input first, const range_plan& p, int block, Op& op)
   {
-    const chunks_type chunks{first};
+    const chunks_type chunks = chunks_of(first);
     return block_reduce_range<block_threads, in_flight, T>(first, chunks, p, block, op);
   }
 };

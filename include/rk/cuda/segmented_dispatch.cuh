@@ -11,6 +11,7 @@
 #include <thrust/type_traits/is_contiguous_iterator.h>
 #include <thrust/type_traits/unwrap_contiguous_iterator.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -85,90 +86,124 @@ explanation explain_segmented_dispatch(const gpu_policy<Backend, Provider>&, std
   return {to_string(Backend), backend, backend, segments, why, true};
 }
 
-template <gpu_backend Backend, class Provider, class InputIt, class Segments, class OutputIt, class T, class BinaryOp>
-void segmented_dispatch(const gpu_policy<Backend, Provider>& policy, InputIt first, const Segments& host_segments,
-                        OutputIt out, T init, BinaryOp user_op)
+namespace detail
+{
+/// One segmented reduction's launches and the scratch they need: [counters | long-list arrays |
+/// node and piece values]. The size depends on the device and T, not on the segments (the long
+/// list has a fixed capacity), so a caller that needs scratch of its own (rk::reduce_by_key) can
+/// take both in one lease.
+template <gpu_backend Backend, class Provider, class Input, class Segments, class Output, class T, class Init,
+          class Op>
+struct segmented_launch
+{
+  using item          = std::remove_cv_t<iterator_item_t<Input>>;
+  using provider      = with_tree_shape<Provider, tree_shape::pairwise_tiles>;
+  using vector_agent  = reduce_agent<provider, Input, T>;
+  using element_agent = std::conditional_t<vector_agent::vectorized, reduce_agent<provider, element_pointer<item>, T>,
+                                           vector_agent>;
+  static constexpr bool single_pass = Backend != gpu_backend::two_pass;
+  static constexpr auto short_kernel = short_segments_kernel<item, T, Input, Segments, Output, Init, Op>;
+  static constexpr auto long_kernel =
+    long_segments_kernel<vector_agent, element_agent, single_pass, T, Input, Output, Init, Op>;
+  static constexpr std::size_t capacity = long_segment_capacity;
+
+  std::int64_t short_cap;
+  std::int64_t long_grid;
+  std::size_t counter_words;
+  std::size_t counters_bytes;
+  std::size_t list_bytes;
+  std::size_t values_bytes;
+
+  explicit segmented_launch(const device_facts& device)
+  {
+    // Grids: the short kernel one wave at most, and at most one block per 32 segments; the long
+    // kernel one wave, whose size is also the number of parts the plan spreads over the listed
+    // segments.
+    short_cap =
+      std::int64_t{resident_blocks_per_sm<short_kernel>(segment_block_threads, device.ordinal)} * device.multiprocessors;
+    long_grid = max_grid<long_kernel>(vector_agent::tuning, vector_agent::block_threads, device);
+    long_segment_list list{};
+    list.parts_target = long_grid;
+    counter_words     = 1 + static_cast<std::size_t>(list.parts_capacity()) + capacity + capacity;
+    counters_bytes    = align_up(counter_words * sizeof(unsigned), 256);
+    list_bytes        = align_up((4 * capacity + 1) * sizeof(offset_t), 256);
+    values_bytes      = static_cast<std::size_t>(long_segment_list::values_needed<T>(long_grid)) * sizeof(T);
+  }
+
+  std::size_t scratch_bytes() const
+  {
+    return counters_bytes + list_bytes + values_bytes;
+  }
+
+  /// Enqueues the launches on `stream`, with scratch_bytes() of device memory at `scratch`.
+  void enqueue(Input input, Segments segments, Output output, Init init, const Op& op, void* scratch,
+               cudaStream_t stream, const device_facts& device) const
+  {
+    long_segment_list list{};
+    list.parts_target      = long_grid;
+    auto* base             = static_cast<unsigned char*>(scratch);
+    auto* counters         = reinterpret_cast<unsigned*>(base);
+    list.appended          = counters;
+    list.boundary_arrivals = counters + 1;
+    list.segment_arrivals  = counters + 1 + list.parts_capacity() + capacity;
+    auto* arrays           = reinterpret_cast<offset_t*>(base + counters_bytes);
+    list.segment           = arrays;
+    list.first_item        = arrays + capacity;
+    list.items             = arrays + 2 * capacity;
+    list.part_prefix       = arrays + 3 * capacity;
+    T* values              = reinterpret_cast<T*>(base + counters_bytes + list_bytes);
+
+    throw_on_error(cudaMemsetAsync(counters, 0, counter_words * sizeof(unsigned), stream),
+                   "rk::segmented_reduce: zeroing the long-segment counters");
+    unsigned long long* error_word = device_error_word(device.ordinal);
+    const std::int64_t short_grid = std::min<std::int64_t>(short_cap, (segments.count + 31) / 32);
+    launch_kernel(short_kernel, static_cast<unsigned>(short_grid), segment_block_threads, stream,
+                  "rk::segmented_reduce: launching the short-segment kernel", input, segments, output, init, list,
+                  error_word, op);
+    launch_kernel(long_segments_plan_kernel<item>, 1, segment_block_threads, stream,
+                  "rk::segmented_reduce: launching the long-segment plan", list);
+    launch_kernel(long_kernel, static_cast<unsigned>(long_grid), vector_agent::block_threads, stream,
+                  "rk::segmented_reduce: launching the long-segment kernel", input, list, values, output, init, op);
+    if constexpr (!single_pass)
+    {
+      constexpr int finish_threads = vector_agent::block_threads;
+      launch_kernel(long_segments_finish_kernel<finish_threads, item, T, Output, Init, Op>,
+                    static_cast<unsigned>(std::min<std::int64_t>(long_grid, capacity)), finish_threads, stream,
+                    "rk::segmented_reduce: launching the long-segment finish kernel", list, values, output, init, op);
+    }
+  }
+};
+
+template <gpu_backend Backend, class Provider, class InputIt, class Segments, class OutputIt, class T, class Op>
+constexpr void check_segmented_call()
 {
   static_assert(Backend != gpu_backend::atomic,
                 "rk::segmented_reduce does not run rk::atomic yet: use rk::single_pass or rk::device (one pass, exact "
                 "for every associative operator, the same bits on every GPU)");
+  check_gpu_call<Backend, InputIt, T, Op>();
+}
+} // namespace detail
+
+template <gpu_backend Backend, class Provider, class InputIt, class Segments, class OutputIt, class T, class BinaryOp>
+void segmented_dispatch(const gpu_policy<Backend, Provider>& policy, InputIt first, const Segments& host_segments,
+                        OutputIt out, T init, BinaryOp user_op)
+{
   const auto& op = detail::to_device_operator(user_op);
   using Op       = detail::device_operator_t<BinaryOp>;
-  detail::check_gpu_call<Backend, InputIt, T, Op>();
+  detail::check_segmented_call<Backend, Provider, InputIt, Segments, OutputIt, T, Op>();
   check_device_errors(); // an earlier call's bad segment, reported now rather than never
   if (host_segments.count == 0)
   {
     return;
   }
   const detail::device_facts& device = detail::current_device_facts();
-  const cudaStream_t stream          = policy.stream;
   auto input                         = detail::to_device_access(first, "the input range", device);
   auto segments                      = detail::to_device_segments(host_segments, device);
   auto output                        = detail::to_device_access(out, "the output", device);
-  using Input                        = decltype(input);
-  using Output                       = decltype(output);
-  using item                         = std::remove_cv_t<detail::iterator_item_t<Input>>;
-  using provider                     = detail::with_tree_shape<Provider, tree_shape::pairwise_tiles>;
-  using vector_agent                 = detail::reduce_agent<provider, Input, T>;
-  using element_agent = std::conditional_t<vector_agent::vectorized,
-                                           detail::reduce_agent<provider, detail::element_pointer<item>, T>, vector_agent>;
-  constexpr bool single_pass = Backend != gpu_backend::two_pass;
-  constexpr auto short_kernel =
-    detail::short_segments_kernel<item, T, Input, decltype(segments), Output, Op>;
-  constexpr auto long_kernel =
-    detail::long_segments_kernel<vector_agent, element_agent, single_pass, T, Input, Output, Op>;
-
-  // Grids: the short kernel at most one block per 32 segments; the long kernel one wave, whose
-  // size is also the number of parts the plan spreads over the listed segments.
-  const std::int64_t short_cap =
-    std::int64_t{detail::resident_blocks_per_sm<short_kernel>(detail::segment_block_threads, device.ordinal)}
-    * device.multiprocessors;
-  const std::int64_t short_grid = std::min<std::int64_t>(short_cap, (host_segments.count + 31) / 32);
-  const std::int64_t long_grid =
-    detail::max_grid<long_kernel>(vector_agent::tuning, vector_agent::block_threads, device);
-
-  // Scratch: [counters | list arrays | node and piece values].
-  constexpr std::size_t capacity = detail::long_segment_capacity;
-  detail::long_segment_list list{};
-  list.parts_target                  = long_grid;
-  const std::size_t counter_words    = 1 + static_cast<std::size_t>(list.parts_capacity()) + capacity + capacity;
-  const std::size_t counters_bytes   = detail::align_up(counter_words * sizeof(unsigned), 256);
-  const std::size_t list_bytes       = detail::align_up((4 * capacity + 1) * sizeof(detail::offset_t), 256);
-  const std::size_t values_bytes =
-    static_cast<std::size_t>(detail::long_segment_list::values_needed<T>(long_grid)) * sizeof(T);
-  detail::scratch_lease scratch =
-    detail::lease_scratch(device.ordinal, stream, sizeof(T), counters_bytes + list_bytes + values_bytes);
-  auto* base             = static_cast<unsigned char*>(scratch.partials);
-  auto* counters         = reinterpret_cast<unsigned*>(base);
-  list.appended          = counters;
-  list.boundary_arrivals = counters + 1;
-  list.segment_arrivals  = counters + 1 + list.parts_capacity() + capacity;
-  auto* arrays           = reinterpret_cast<detail::offset_t*>(base + counters_bytes);
-  list.segment           = arrays;
-  list.first_item        = arrays + capacity;
-  list.items             = arrays + 2 * capacity;
-  list.part_prefix       = arrays + 3 * capacity;
-  T* values              = reinterpret_cast<T*>(base + counters_bytes + list_bytes);
-
-  detail::throw_on_error(cudaMemsetAsync(counters, 0, counter_words * sizeof(unsigned), stream),
-                         "rk::segmented_reduce: zeroing the long-segment counters");
-  unsigned long long* error_word = detail::device_error_word(device.ordinal);
-  detail::launch_kernel(short_kernel, static_cast<unsigned>(short_grid), detail::segment_block_threads, stream,
-                        "rk::segmented_reduce: launching the short-segment kernel", input, segments, output, init,
-                        list, error_word, op);
-  detail::launch_kernel(detail::long_segments_plan_kernel<item>, 1, detail::segment_block_threads, stream,
-                        "rk::segmented_reduce: launching the long-segment plan", list);
-  detail::launch_kernel(long_kernel, static_cast<unsigned>(long_grid), vector_agent::block_threads, stream,
-                        "rk::segmented_reduce: launching the long-segment kernel", input, list, values, output, init,
-                        op);
-  if constexpr (!single_pass)
-  {
-    constexpr int finish_threads = vector_agent::block_threads;
-    detail::launch_kernel(detail::long_segments_finish_kernel<finish_threads, item, T, Output, Op>,
-                          static_cast<unsigned>(std::min<std::int64_t>(long_grid, capacity)), finish_threads, stream,
-                          "rk::segmented_reduce: launching the long-segment finish kernel", list, values, output, init,
-                          op);
-  }
+  const detail::segmented_launch<Backend, Provider, decltype(input), decltype(segments), decltype(output), T, T, Op>
+    launch(device);
+  detail::scratch_lease scratch = detail::lease_scratch(device.ordinal, policy.stream, sizeof(T), launch.scratch_bytes());
+  launch.enqueue(input, segments, output, init, op, scratch.partials, policy.stream, device);
   scratch.close();
 }
 } // namespace rk

@@ -26,6 +26,18 @@
 
 namespace rk::detail
 {
+/// What an empty segment gets: init (no_segment_init has no empty segments to give anything).
+template <class T>
+__device__ __forceinline__ const T& empty_segment_value(const T& init)
+{
+  return init;
+}
+template <class T>
+__device__ __forceinline__ T empty_segment_value(no_segment_init)
+{
+  return uninitialized<T>{}.value;
+}
+
 /// Segments on the long list at most; the scratch holds their parts' nodes and pieces.
 inline constexpr int long_segment_capacity = 4096;
 /// Segments longer than this many tiles go on the long list (16 tiles: 4096 int32, 2048 doubles;
@@ -196,9 +208,10 @@ struct segment_queue
 };
 
 /// Reduces the queued segments, one per group of Width lanes, and stores op(init, tree).
-template <int Width, int BlockThreads, int LaneItems, class T, class Input, class Length, class Out, class Op>
+template <int Width, int BlockThreads, int LaneItems, class T, class Input, class Length, class Out, class Init,
+          class Op>
 __device__ void reduce_queue(const Input& first, const segment_queue<BlockThreads, Length>& q, offset_t batch,
-                             Out& out, const T& init, Op& op)
+                             Out& out, const Init& init, Op& op)
 {
   constexpr int groups = BlockThreads / Width;
   const int rel        = static_cast<int>(threadIdx.x) % Width;
@@ -214,7 +227,7 @@ __device__ void reduce_queue(const Input& first, const segment_queue<BlockThread
     const T v = group_tree<Width, LaneItems, T>(first, has ? q.first[i] : 0, has ? q.items[i] : 0, op, rel);
     if (has && rel == 0)
     {
-      out[batch + q.place[i]] = op(init, v);
+      out[batch + q.place[i]] = apply_init(init, v, op);
     }
   }
 }
@@ -224,9 +237,9 @@ __device__ void reduce_queue(const Input& first, const segment_queue<BlockThread
 inline constexpr int group_classes = 4;
 
 
-template <class Item, class T, class Input, class Segments, class Out, class Op>
+template <class Item, class T, class Input, class Segments, class Out, class Init, class Op>
 __global__ void __launch_bounds__(segment_block_threads)
-  short_segments_kernel(Input first, Segments segments, Out out, T init, long_segment_list list,
+  short_segments_kernel(Input first, Segments segments, Out out, Init init, long_segment_list list,
                         unsigned long long* error_word, Op op)
 {
   constexpr int block_threads = segment_block_threads;
@@ -260,13 +273,13 @@ __global__ void __launch_bounds__(segment_block_threads)
         {
           if (n[k] > 0)
           {
-            value[k].emplace(op(init, lane_fold<lane_items, T>(first, b[k], static_cast<int>(n[k]), op)));
+            value[k].emplace(apply_init(init, lane_fold<lane_items, T>(first, b[k], static_cast<int>(n[k]), op), op));
           }
         }
 #pragma unroll
         for (int k = 0; k < tiny_batches; ++k)
         {
-          out[batch + k * block_threads + threadIdx.x] = n[k] > 0 ? value[k].value : init;
+          out[batch + k * block_threads + threadIdx.x] = n[k] > 0 ? value[k].value : empty_segment_value<T>(init);
         }
         batch += offset_t{tiny_batches} * block_threads;
         continue;
@@ -291,11 +304,11 @@ __global__ void __launch_bounds__(segment_block_threads)
         {
           report_bad_segment(error_word, s);
         }
-        out[s] = init;
+        out[s] = empty_segment_value<T>(init);
       }
       else if (n <= lane_items)
       {
-        out[s] = op(init, lane_fold<lane_items, T>(first, b, static_cast<int>(n), op));
+        out[s] = apply_init(init, lane_fold<lane_items, T>(first, b, static_cast<int>(n), op), op);
       }
       else if (n <= long_segment_min_tiles * tile_items<Item> || !list.append(s, b, n))
       {
@@ -443,12 +456,13 @@ __device__ inline offset_t listed_segment_of(const long_segment_list& list, offs
   return lo;
 }
 
-template <class VectorAgent, class ElementAgent, bool SinglePass, class T, class Input, class Out, class Op>
+template <class VectorAgent, class ElementAgent, bool SinglePass, class T, class Input, class Out, class Init,
+          class Op>
 __global__ void __launch_bounds__(VectorAgent::block_threads,
                            long_segment_min_blocks_per_sm * VectorAgent::block_threads <= 2048
                              ? long_segment_min_blocks_per_sm
                              : 2048 / VectorAgent::block_threads)
-  long_segments_kernel(Input first, long_segment_list list, T* values, Out out, T init, Op op)
+  long_segments_kernel(Input first, long_segment_list list, T* values, Out out, Init init, Op op)
 {
   static_assert(VectorAgent::block_threads == ElementAgent::block_threads, "both agents share the block");
   constexpr int block_threads = VectorAgent::block_threads;
@@ -473,7 +487,7 @@ __global__ void __launch_bounds__(VectorAgent::block_threads,
     {
       if (threadIdx.x == 0)
       {
-        out[s] = op(init, root.slot.value);
+        out[s] = apply_init(init, root.slot.value, op);
       }
     }
     else if constexpr (SinglePass)
@@ -493,7 +507,7 @@ __global__ void __launch_bounds__(VectorAgent::block_threads,
         const T all = final_tree<block_threads, T>(outputs.nodes, split.nodes(), op);
         if (threadIdx.x == 0)
         {
-          out[s] = op(init, all);
+          out[s] = apply_init(init, all, op);
         }
       }
     }
@@ -503,9 +517,9 @@ __global__ void __launch_bounds__(VectorAgent::block_threads,
 
 /// two_pass: finishes every listed segment of more than one node: its cut nodes, then its final
 /// tree. A block per listed segment.
-template <int BlockThreads, class Item, class T, class Out, class Op>
+template <int BlockThreads, class Item, class T, class Out, class Init, class Op>
 __global__ void __launch_bounds__(BlockThreads)
-  long_segments_finish_kernel(long_segment_list list, T* values, Out out, T init, Op op)
+  long_segments_finish_kernel(long_segment_list list, T* values, Out out, Init init, Op op)
 {
   const offset_t listed = list.listed();
   for (offset_t entry = blockIdx.x; entry < listed; entry += gridDim.x)
@@ -520,7 +534,7 @@ __global__ void __launch_bounds__(BlockThreads)
     const T all = finish_split<BlockThreads, T>(split, list.outputs(values, entry, prefix), op);
     if (threadIdx.x == 0)
     {
-      out[list.segment[entry]] = op(init, all);
+      out[list.segment[entry]] = apply_init(init, all, op);
     }
     __syncthreads();
   }

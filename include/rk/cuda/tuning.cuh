@@ -84,4 +84,27 @@ struct grid_ordered_tuning
     return t;
   }
 };
+
+/// The shapes of rk::arg_min, rk::arg_max and rk::arg_min_max over `Provider`'s. Their answer (the
+/// first minimum or maximum) does not depend on how the items are grouped, so they need no fixed
+/// tree, and their {value, index} pairs are 16 bytes or more: with a warp reduction per 256-item
+/// tile, int32 arg_min ran at 1.2-1.7x the read probe on the H100 (2^24: 43.6 us, CUB's ArgMin
+/// 29.3). The grid-ordered body with more vectors per lane runs fewer warp reductions. Sweep of
+/// (lane_units, chunks_in_flight), H100, int32 / float arg_min, 2^24 and 2^28 us (CUB: 29.2-29.7,
+/// 360): (4, 2) 29.7 / 361.6 int32, 33.7 / 373.8 float; (8, 1) 33.0 / 405.5, 35.3 / 411.3;
+/// (8, 2) 32.9 / 412.2, 35.9 / 419.4; (16, 1) 35.3 / 418.1, 42.2 / 506.4 (perf/RESULTS.md).
+template <class Provider>
+struct arg_tuning
+{
+  template <class Item, bool vectorized>
+  static constexpr reduce_tuning get()
+  {
+    reduce_tuning t       = Provider::template get<Item, vectorized>();
+    t.tree                = tree_shape::grid_ordered;
+    t.lane_units          = 4;
+    t.chunks_in_flight    = 2;
+    t.min_chunks_per_warp = 1;
+    return t;
+  }
+};
 } // namespace rk

@@ -27,6 +27,17 @@ T reduce_dispatch(const execution_policy<Derived>&, InputIt, InputIt, T, BinaryO
   return {};
 }
 
+/// The in-order fold of a non-empty range with no init (the core of rk::arg_min and friends):
+/// the root of rk::reduce's tree, so op(init, result) has rk::reduce's bits.
+template <class T, class Derived, class InputIt, class BinaryOp>
+T reduce_nonempty_dispatch(const execution_policy<Derived>&, InputIt, InputIt, BinaryOp)
+{
+  static_assert(detail::dependent_false_v<Derived>,
+                "this rk algorithm is not implemented for this execution policy; for GPU policies include "
+                "<rk/reduce.cuh> (compiled by nvcc) rather than <rk/reduce.hpp>");
+  return {};
+}
+
 template <class Derived, class InputIt, class T, class BinaryOp>
 explanation explain_dispatch(const execution_policy<Derived>&, InputIt, InputIt, const T&, const BinaryOp&)
 {

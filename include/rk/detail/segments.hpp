@@ -115,6 +115,26 @@ fixed_segments make_fixed_segments(Count num_segments, Size segment_size)
   return {size, count};
 }
 
+/// The left operand of every segment: the call's init (a T), or none (rk::reduce_by_key without
+/// init, whose segments are never empty). A type, so the common case pays nothing for the choice.
+struct no_segment_init
+{};
+
+template <class Init>
+inline constexpr bool has_segment_init_v = !std::is_same_v<Init, no_segment_init>;
+
+RK_EXEC_CHECK_DISABLE
+template <class T, class Op>
+RK_HOST_DEVICE T apply_init(const T& init, const T& total, Op& op)
+{
+  return op(init, total);
+}
+template <class T, class Op>
+RK_HOST_DEVICE T apply_init(no_segment_init, const T& total, Op&)
+{
+  return total;
+}
+
 /// What a bad segment is reported as (end < begin: decreasing CSR offsets, or a CUB-form segment
 /// whose end precedes its begin).
 inline std::string bad_segment_message(offset_t s, offset_t begin, offset_t end)

@@ -30,11 +30,27 @@ T reduce_dispatch(const host_policy& policy, InputIt first, InputIt last, T init
   return detail::reduce_parallel(policy, first, n, std::move(init), op);
 }
 
+template <class T, class InputIt, class BinaryOp>
+T reduce_nonempty_dispatch(const seq_policy&, InputIt first, InputIt last, BinaryOp op)
+{
+  T acc(*first);
+  ++first;
+  return detail::reduce_sequential(first, last, std::move(acc), op);
+}
+
+template <class T, class InputIt, class BinaryOp>
+T reduce_nonempty_dispatch(const host_policy& policy, InputIt first, InputIt last, BinaryOp op)
+{
+  static_assert(detail::is_random_access_v<InputIt>,
+                "rk::host needs random-access iterators; use rk::seq for input or forward iterators");
+  return detail::reduce_parallel_root<T>(policy, first, detail::checked_distance(first, last), op);
+}
+
 template <class InputIt, class Segments, class OutputIt, class T, class BinaryOp>
 void segmented_dispatch(const seq_policy&, InputIt first, const Segments& segments, OutputIt out, T init,
                         BinaryOp op)
 {
-  detail::segmented_reduce_seq(first, segments, out, init, op);
+  detail::segmented_reduce_seq<T>(first, segments, out, init, op);
 }
 
 template <class InputIt, class Segments, class OutputIt, class T, class BinaryOp>
@@ -43,7 +59,7 @@ void segmented_dispatch(const host_policy& policy, InputIt first, const Segments
 {
   static_assert(detail::is_random_access_v<InputIt>,
                 "rk::host needs random-access iterators; use rk::seq for input or forward iterators");
-  detail::segmented_reduce_host(policy, first, segments, out, init, op);
+  detail::segmented_reduce_host<T>(policy, first, segments, out, init, op);
 }
 
 inline explanation explain_segmented_dispatch(const seq_policy&, std::int64_t segments)

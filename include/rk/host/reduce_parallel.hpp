@@ -2,6 +2,7 @@
 // rk::host backend: the reproducible tree of rk/detail/tree.hpp on std::threads. The threads
 // split the tree's nodes between them; the result does not depend on how many there are.
 
+#include <rk/detail/input_adaptors.hpp>
 #include <rk/detail/tree.hpp>
 #include <rk/host/reduce_seq.hpp>
 #include <rk/policy.hpp>
@@ -34,7 +35,7 @@ inline unsigned host_thread_count(const host_policy& policy, std::int64_t n)
 template <class T, class RandomIt, class BinaryOp>
 T host_tile_value(RandomIt first, offset_t n, offset_t tile, BinaryOp& op)
 {
-  using item               = typename std::iterator_traits<RandomIt>::value_type;
+  using item               = tree_item_t<RandomIt>;
   constexpr int lane_items = tile_lane_items<item>;
   const offset_t begin     = tile * tile_items<item>;
   const offset_t count     = std::min<offset_t>(tile_items<item>, n - begin);
@@ -77,7 +78,7 @@ T host_tiles_value(RandomIt first, offset_t n, offset_t tile_begin, offset_t til
 template <class T, class RandomIt, class BinaryOp>
 T host_tree_root(RandomIt first, offset_t n, BinaryOp& op)
 {
-  using item = typename std::iterator_traits<RandomIt>::value_type;
+  using item = tree_item_t<RandomIt>;
   return host_tiles_value<T>(first, n, 0, tile_count(n, tile_items<item>), op);
 }
 
@@ -129,14 +130,11 @@ void host_parallel_for(unsigned threads, Work&& work)
   }
 }
 
-template <class RandomIt, class T, class BinaryOp>
-T reduce_parallel(const host_policy& policy, RandomIt first, std::int64_t n, T init, BinaryOp& op)
+/// The root of the tree over [first, first + n), n >= 1, on the policy's threads.
+template <class T, class RandomIt, class BinaryOp>
+T reduce_parallel_root(const host_policy& policy, RandomIt first, std::int64_t n, BinaryOp& op)
 {
-  if (n == 0)
-  {
-    return init;
-  }
-  using item             = typename std::iterator_traits<RandomIt>::value_type;
+  using item             = tree_item_t<RandomIt>;
   const unsigned threads = host_thread_count(policy, n);
   const offset_t tiles   = tile_count(n, tile_items<item>);
   // Several nodes per thread, so that uneven node counts cost little.
@@ -161,6 +159,16 @@ T reduce_parallel(const host_policy& policy, RandomIt first, std::int64_t n, T i
   {
     root.push(std::move(*r), op);
   }
-  return op(std::move(init), root.finish(op));
+  return root.finish(op);
+}
+
+template <class RandomIt, class T, class BinaryOp>
+T reduce_parallel(const host_policy& policy, RandomIt first, std::int64_t n, T init, BinaryOp& op)
+{
+  if (n == 0)
+  {
+    return init;
+  }
+  return op(std::move(init), reduce_parallel_root<T>(policy, first, n, op));
 }
 } // namespace rk::detail

@@ -31,13 +31,22 @@ offset_t checked_total_items(const Segments& segments)
   return total;
 }
 
-template <class RandomIt, class Segments, class OutputIt, class T, class BinaryOp>
-void segmented_reduce_seq(RandomIt first, const Segments& segments, OutputIt out, const T& init, BinaryOp& op)
+/// `init` is a T, or no_segment_init (then no segment is empty); T is the accumulator type.
+template <class T, class RandomIt, class Segments, class OutputIt, class Init, class BinaryOp>
+void segmented_reduce_seq(RandomIt first, const Segments& segments, OutputIt out, const Init& init, BinaryOp& op)
 {
   (void) checked_total_items(segments);
   for (offset_t s = 0; s < segments.count; ++s)
   {
-    out[s] = reduce_sequential(first + segments.begin(s), first + segments.end(s), init, op);
+    const offset_t b = segments.begin(s), e = segments.end(s);
+    if constexpr (has_segment_init_v<Init>)
+    {
+      out[s] = reduce_sequential(first + b, first + e, T(init), op);
+    }
+    else
+    {
+      out[s] = reduce_sequential(first + (b + 1), first + e, static_cast<T>(first[b]), op);
+    }
   }
 }
 
@@ -45,9 +54,9 @@ void segmented_reduce_seq(RandomIt first, const Segments& segments, OutputIt out
 /// others: a thread pool split by segment count would leave them to one thread.
 inline constexpr offset_t host_shared_segment_items = offset_t{1} << 20;
 
-template <class RandomIt, class Segments, class OutputIt, class T, class BinaryOp>
+template <class T, class RandomIt, class Segments, class OutputIt, class Init, class BinaryOp>
 void segmented_reduce_host(const host_policy& policy, RandomIt first, const Segments& segments, OutputIt out,
-                           const T& init, BinaryOp& op)
+                           const Init& init, BinaryOp& op)
 {
   const offset_t total   = checked_total_items(segments);
   const unsigned threads = host_thread_count(policy, total);
@@ -58,12 +67,14 @@ void segmented_reduce_host(const host_policy& policy, RandomIt first, const Segm
       const offset_t b = segments.begin(s), n = segments.end(s) - b;
       if (n == 0)
       {
-        out[s] = init;
+        if constexpr (has_segment_init_v<Init>)
+        {
+          out[s] = init;
+        }
       }
       else if (n < host_shared_segment_items || threads == 1)
       {
-        T copy(init);
-        out[s] = op(std::move(copy), host_tree_root<T>(first + b, n, op));
+        out[s] = apply_init(init, host_tree_root<T>(first + b, n, op), op);
       }
     }
   });
@@ -74,7 +85,7 @@ void segmented_reduce_host(const host_policy& policy, RandomIt first, const Segm
       const offset_t b = segments.begin(s), n = segments.end(s) - b;
       if (n >= host_shared_segment_items)
       {
-        out[s] = reduce_parallel(policy, first + b, n, T(init), op);
+        out[s] = apply_init(init, reduce_parallel_root<T>(policy, first + b, n, op), op);
       }
     }
   }

@@ -1,0 +1,109 @@
+// The reduction family on the GPU policies: rk::transform_reduce, rk::arg_min / arg_max /
+// arg_min_max and rk::reduce_by_key (bodies in test/support/family_properties.hpp), plus their
+// stream-ordered forms and the GPU-only edges.
+
+#include "../support/family_properties.hpp"
+#include "gpu_harness.cuh"
+
+#include <thrust/device_vector.h>
+#include <thrust/sequence.h>
+
+#include <cstddef>
+
+using device_harness      = rk_test::gpu_harness<rk::device_policy>;
+using two_pass_harness    = rk_test::gpu_harness<rk::two_pass_policy>;
+using single_pass_harness = rk_test::gpu_harness<rk::single_pass_policy>;
+
+RK_GPU_TEST_CASE("rk::transform_reduce (GPU policies): sums, bits of rk::reduce over the transformed items, order, init once")
+{
+  rk_test::transform_reduce_properties(device_harness{});
+  rk_test::transform_reduce_properties(two_pass_harness{});
+  rk_test::transform_reduce_properties(single_pass_harness{});
+}
+
+RK_GPU_TEST_CASE("rk::arg_min / arg_max / arg_min_max (GPU policies): first occurrence, NaN, empty, 64-bit positions")
+{
+  rk_test::arg_properties(device_harness{});
+  rk_test::arg_properties(two_pass_harness{});
+  rk_test::arg_properties(single_pass_harness{});
+}
+
+RK_GPU_TEST_CASE("rk::transform_reduce and rk::arg_min (GPU policies): more than 2^31 items through iterators")
+{
+  rk_test::family_large_counts(device_harness{});
+  rk_test::family_large_counts(two_pass_harness{});
+}
+
+RK_GPU_TEST_CASE("rk::reduce_by_key (GPU policies): run layouts, init once per run, Thrust's form, exact per run")
+{
+  rk_test::reduce_by_key_properties(device_harness{});
+  rk_test::reduce_by_key_properties(two_pass_harness{});
+}
+
+RK_GPU_TEST_CASE("rk::transform_reduce on rk::atomic: integer sums of squares are exact")
+{
+  const auto items = rk_test::random_items<std::int32_t>(1000003, 70, rk_test::small_integer<std::int32_t>);
+  std::int64_t expected = 3;
+  for (std::int32_t x : items)
+  {
+    expected += std::int64_t{x} * x;
+  }
+  const thrust::device_vector<std::int32_t> input(items.begin(), items.end());
+  CHECK(rk::transform_reduce(rk::atomic, input.begin(), input.end(), std::int64_t{3}, rk::plus{},
+                             rk_test::square_to_int64{})
+        == expected);
+}
+
+RK_GPU_TEST_CASE("rk::transform_reduce_into and rk::arg_*_into: stream-ordered results in device memory")
+{
+  cudaStream_t stream = nullptr;
+  REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+  thrust::device_vector<float> v(100001);
+  thrust::sequence(v.begin(), v.end(), -50000.0f);
+  thrust::device_vector<double> sum(1);
+  rk::transform_reduce_into(rk::device.on(stream), v.begin(), v.end(), sum.data(), 1.0, rk::plus{},
+                            [] __device__(float x) { return static_cast<double>(x) * x; });
+  using result = rk::arg_result<float, std::ptrdiff_t>;
+  thrust::device_vector<result> min(1), max(1), none(1, result{7.0f, 7});
+  thrust::device_vector<rk::arg_min_max_result<float, std::ptrdiff_t>> both(1);
+  rk::arg_min_into(rk::device.on(stream), v.begin(), v.end(), min.data());
+  rk::arg_max_into(rk::two_pass.on(stream), v.begin(), v.end(), thrust::raw_pointer_cast(max.data()));
+  rk::arg_min_max_into(rk::single_pass.on(stream), v.begin(), v.end(), both.data());
+  rk::arg_min_into(rk::device.on(stream), v.begin(), v.begin(), none.data());
+  REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+  // sum of x^2 for x in [-50000, 50000] = 2 * 50000 * 50001 * 100001 / 6, plus init.
+  CHECK(static_cast<double>(sum[0]) == 1.0 + 2.0 * 50000.0 * 50001.0 * 100001.0 / 6.0);
+  CHECK(static_cast<result>(min[0]) == result{-50000.0f, 0});
+  CHECK(static_cast<result>(max[0]) == result{50000.0f, 100000});
+  const rk::arg_min_max_result<float, std::ptrdiff_t> b = both[0];
+  CHECK(b.min == result{-50000.0f, 0});
+  CHECK(b.max == result{50000.0f, 100000});
+  CHECK(static_cast<result>(none[0]).index == -1);
+  REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
+}
+
+RK_GPU_TEST_CASE("rk::reduce_by_key (GPU): host pointers and a capturing stream are refused with rk::error")
+{
+  std::vector<int> host_keys(10, 1);
+  thrust::device_vector<int> values(10, 1), key_out(10), value_out(10);
+  if (!rk::detail::current_device_facts().pageable_memory_access) // else the GPU reads it, so rk accepts it
+  {
+    CHECK_THROWS_AS(rk::reduce_by_key(rk::device, host_keys.data(), host_keys.data() + 10, values.begin(),
+                                      key_out.begin(), value_out.begin(), 0, rk::plus{}),
+                    rk::host_memory_error);
+  }
+  cudaStream_t stream = nullptr;
+  REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+  thrust::device_vector<int> keys(10, 1);
+  cudaGraph_t graph = nullptr;
+  REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) == cudaSuccess);
+  CHECK_THROWS_AS(rk::reduce_by_key(rk::device.on(stream), keys.begin(), keys.end(), values.begin(), key_out.begin(),
+                                    value_out.begin(), 0, rk::plus{}),
+                  rk::error);
+  cudaStreamEndCapture(stream, &graph);
+  if (graph != nullptr)
+  {
+    cudaGraphDestroy(graph);
+  }
+  REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
+}

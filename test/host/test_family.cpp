@@ -1,0 +1,79 @@
+// The reduction family on the host policies: rk::transform_reduce, rk::arg_min / arg_max /
+// arg_min_max and rk::reduce_by_key (bodies in test/support/family_properties.hpp), the arg
+// operators through rk::check_operator, and a forward-iterator input under rk::seq.
+
+#include "../support/family_properties.hpp"
+#include "host_harness.hpp"
+
+#include <rk/reduce.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstddef>
+#include <forward_list>
+#include <limits>
+#include <vector>
+
+using seq_harness  = rk_test::host_harness<rk::seq_policy>;
+using host_harness = rk_test::host_harness<rk::host_policy>;
+
+TEST_CASE("rk::transform_reduce (host policies): sums, bits of rk::reduce over the transformed items, order, init once")
+{
+  rk_test::transform_reduce_properties(seq_harness{});
+  rk_test::transform_reduce_properties(host_harness{});
+}
+
+TEST_CASE("rk::arg_min / arg_max / arg_min_max (host policies): first occurrence, NaN, empty, 64-bit positions")
+{
+  rk_test::arg_properties(seq_harness{});
+  rk_test::arg_properties(host_harness{});
+}
+
+TEST_CASE("rk::transform_reduce and rk::arg_min (host policies): more than 2^31 items through iterators")
+{
+  rk_test::family_large_counts(host_harness{});
+}
+
+TEST_CASE("rk::reduce_by_key (host policies): run layouts, init once per run, Thrust's form, exact per run")
+{
+  rk_test::reduce_by_key_properties(seq_harness{});
+  rk_test::reduce_by_key_properties(host_harness{});
+}
+
+TEST_CASE("rk::arg_min's and rk::arg_max's operators are associative (rk::check_operator), and not commutative")
+{
+  using result    = rk::arg_result<float, std::ptrdiff_t>;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<result> samples;
+  std::ptrdiff_t index = 0;
+  for (float v : {1.0f, -2.0f, 1.0f, nan, -2.0f, 3.0f, nan, -0.0f, 0.0f})
+  {
+    samples.push_back({v, index++});
+  }
+  const auto same = [](const result& a, const result& b) {
+    return a.index == b.index && (a.value == b.value || (std::isnan(a.value) && std::isnan(b.value)));
+  };
+  const auto min_report = rk::check_operator<result>(rk::detail::first_minimum{}, samples, same);
+  const auto max_report = rk::check_operator<result>(rk::detail::first_maximum{}, samples, same);
+  CHECK(min_report.associative);
+  CHECK(max_report.associative);
+  CHECK_FALSE(min_report.commutative); // ties keep the left operand
+  CHECK_FALSE(max_report.commutative);
+}
+
+TEST_CASE("rk::seq: the family over forward iterators")
+{
+  const std::forward_list<int> items = {4, 1, 1, 7, 7, 2};
+  CHECK(rk::transform_reduce(rk::seq, items.begin(), items.end(), 0, rk::plus{}, [](int x) { return 2 * x; }) == 44);
+  const auto m = rk::arg_min(rk::seq, items.begin(), items.end());
+  CHECK(m.value == 1);
+  CHECK(m.index == 1);
+  const std::forward_list<int> keys = {0, 0, 1, 1, 1, 0};
+  std::vector<int> key_out(6), sum_out(6);
+  const auto ends = rk::reduce_by_key(rk::seq, keys.begin(), keys.end(), items.begin(), key_out.begin(), sum_out.begin());
+  CHECK(ends.first - key_out.begin() == 3);
+  CHECK(sum_out[0] == 5);
+  CHECK(sum_out[1] == 15);
+  CHECK(sum_out[2] == 2);
+}
