@@ -9,9 +9,13 @@
 
 #include <thrust/copy.h>
 #include <thrust/device_vector.h>
+#include <thrust/fill.h>
+#include <thrust/iterator/constant_iterator.h>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/discard_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 #include <thrust/iterator/transform_output_iterator.h>
+#include <thrust/reduce.h>
 #include <thrust/transform.h>
 
 #include <cstdint>
@@ -318,4 +322,61 @@ RK_GPU_TEST_CASE("segmented_reduce: rk::explain_segmented names the backend and 
   const rk::explanation t = rk::explain_segmented(rk::two_pass, 5);
   CHECK(t.backend == "two_pass");
   CHECK(t.reason.find("second kernel") != std::string::npos);
+}
+
+namespace
+{
+/// Counts the outputs written and sums them, spread over 4096 words so that 2^31 writes do not
+/// queue on one address.
+struct tally_output
+{
+  unsigned long long* writes;
+  unsigned long long* sums;
+  __device__ std::int64_t operator()(std::int64_t v) const
+  {
+    const unsigned slot = (blockIdx.x * blockDim.x + threadIdx.x) % 4096u;
+    atomicAdd(writes + slot, 1ull);
+    atomicAdd(sums + slot, static_cast<unsigned long long>(v));
+    return v;
+  }
+};
+
+struct half_index
+{
+  __host__ __device__ std::int64_t operator()(std::int64_t i) const
+  {
+    return (i + 1) / 2; // offsets 0, 1, 1, 2, 2, ...: segments of 1 and 0 items in turn
+  }
+};
+} // namespace
+
+RK_GPU_TEST_CASE("segmented_reduce: more than 2^31 segments of 0 or 1 items through iterators")
+{
+  if (rk_test::quick_mode())
+  {
+    return; // minutes under the sanitizers
+  }
+  const std::int64_t segments = (std::int64_t{1} << 31) + 7;
+  const auto ones             = thrust::make_constant_iterator(std::int64_t{1});
+  thrust::device_vector<unsigned long long> writes(4096), sums(4096);
+  auto out = thrust::make_transform_output_iterator(
+    thrust::make_discard_iterator(),
+    tally_output{thrust::raw_pointer_cast(writes.data()), thrust::raw_pointer_cast(sums.data())});
+  auto total = [](const thrust::device_vector<unsigned long long>& v) {
+    return static_cast<std::int64_t>(thrust::reduce(v.begin(), v.end(), 0ull));
+  };
+  // CSR form: segment i has (i + 1) % 2 items; init 5, so the outputs alternate 6 and 5.
+  const auto offsets = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), half_index{});
+  rk::segmented_reduce(rk::device, ones, offsets, offsets + segments + 1, out, std::int64_t{5});
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  const std::int64_t with_item = (segments + 1) / 2;
+  CHECK(total(writes) == segments);
+  CHECK(total(sums) == 5 * segments + with_item);
+  // Fixed-size form: every segment one item.
+  thrust::fill(writes.begin(), writes.end(), 0ull);
+  thrust::fill(sums.begin(), sums.end(), 0ull);
+  rk::segmented_reduce(rk::two_pass, ones, segments, 1, out, std::int64_t{5});
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(total(writes) == segments);
+  CHECK(total(sums) == 6 * segments);
 }
