@@ -10,7 +10,6 @@
 #include <thrust/copy.h>
 #include <thrust/device_vector.h>
 #include <thrust/fill.h>
-#include <thrust/iterator/constant_iterator.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/discard_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
@@ -341,6 +340,14 @@ struct tally_output
   }
 };
 
+struct one_item
+{
+  __host__ __device__ std::int64_t operator()(std::int64_t) const
+  {
+    return 1;
+  }
+};
+
 struct half_index
 {
   __host__ __device__ std::int64_t operator()(std::int64_t i) const
@@ -357,7 +364,7 @@ RK_GPU_TEST_CASE("segmented_reduce: more than 2^31 segments of 0 or 1 items thro
     return; // minutes under the sanitizers
   }
   const std::int64_t segments = (std::int64_t{1} << 31) + 7;
-  const auto ones             = thrust::make_constant_iterator(std::int64_t{1});
+  const auto ones = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), one_item{});
   thrust::device_vector<unsigned long long> writes(4096), sums(4096);
   auto out = thrust::make_transform_output_iterator(
     thrust::make_discard_iterator(),
