@@ -3,6 +3,7 @@
 // segmented issue's table, scaled to a total item count, as CSR offsets.
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -18,7 +19,7 @@ enum class segment_layout
   all_4096,
   all_65536,
   huge_plus_tiny, ///< one segment of half the items, the rest 1-8 items
-  power_law,      ///< lengths ~ 1 / u^2, capped at the total
+  power_law,      ///< Pareto lengths u^-1.26, capped at the total
   half_empty,     ///< lengths 0 or 1-300, half of them 0
   one_segment
 };
@@ -116,10 +117,13 @@ inline std::vector<std::int64_t> make_offsets(segment_layout layout, std::int64_
       break;
     }
     case segment_layout::power_law:
+      // Pareto lengths u^-1.26 (tail exponent 0.79): many short segments and a few of millions of
+      // items. At 2^26 items: 424,034 segments, the longest 11.4 M items (the segmented issue's
+      // table: 420,466 segments).
       while (offsets.back() < total)
       {
         const double u       = rng.uniform();
-        const std::int64_t l = static_cast<std::int64_t>(1.0 / (u * u));
+        const std::int64_t l = static_cast<std::int64_t>(std::pow(u, -1.26));
         push(std::min<std::int64_t>(std::max<std::int64_t>(l, 1), total - offsets.back()));
       }
       break;
