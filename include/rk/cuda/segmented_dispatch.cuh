@@ -79,7 +79,7 @@ explanation explain_segmented_dispatch(const gpu_policy<Backend, Provider>&, std
                                                     "rk::atomic is not available here). "
                                                   : "")
     + "Segments of up to one lane's items are folded by a thread, up to 16 lanes' by groups of 4, 8 or 16 lanes, up "
-      "to 16 tiles by a warp; longer ones (up to 4096 of them) are split into parts in proportion to their length, "
+      "to 16 tiles by a warp; longer ones (up to 8192 of them) are split into parts in proportion to their length, "
       "reduced by rk::reduce's block body and put together "
     + (Backend == gpu_backend::two_pass ? "by a second kernel" : "by the last block of each segment to finish")
     + "; each segment gets rk::reduce's tree";

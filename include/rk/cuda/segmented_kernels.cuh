@@ -38,8 +38,12 @@ __device__ __forceinline__ T empty_segment_value(no_segment_init)
   return uninitialized<T>{}.value;
 }
 
-/// Segments on the long list at most; the scratch holds their parts' nodes and pieces.
-inline constexpr int long_segment_capacity = 4096;
+/// Segments on the long list at most; the scratch holds their parts' nodes and pieces, and every
+/// call zeroes 4 (parts + 2 * capacity) bytes of counters (~70 KiB). A segment that finds the list
+/// full goes to a warp, which is slow for millions of items: Pareto lengths (u^-1.26) at 2^28
+/// doubles have 4,421 segments of more than 16 tiles, past the 4096 this was (that run took
+/// 148 ms on the H100, CUB 14.6 ms).
+inline constexpr int long_segment_capacity = 8192;
 /// Segments longer than this many tiles go on the long list (16 tiles: 4096 int32, 2048 doubles;
 /// below that a warp streams a segment in a few round trips). Chosen, not yet tuned.
 inline constexpr offset_t long_segment_min_tiles = 16;
@@ -353,7 +357,7 @@ __global__ void __launch_bounds__(segment_block_threads) long_segments_plan_kern
     typename block_sum::TempStorage sum;
     typename block_scan::TempStorage scan;
   } temp;
-  __shared__ offset_t total_items, first_pass_parts;
+  __shared__ offset_t total_items, short_count;
   const offset_t listed = list.listed();
   offset_t mine         = 0;
   for (offset_t i = threadIdx.x; i < listed; i += threads)
@@ -367,35 +371,38 @@ __global__ void __launch_bounds__(segment_block_threads) long_segments_plan_kern
   }
   __syncthreads();
   total = total_items;
+  // A segment's share of `budget` parts, in proportion to its length.
+  auto share = [&](offset_t i, offset_t budget) {
+    return static_cast<offset_t>(static_cast<double>(list.items[i]) / static_cast<double>(total)
+                                 * static_cast<double>(budget));
+  };
   // Parts in proportion to length, at least one and at most one per tile.
   auto parts_of = [&](offset_t i, offset_t budget) {
-    const offset_t n     = list.items[i];
-    const offset_t tiles = tile_count(n, tile_items<Item>);
-    offset_t parts =
-      static_cast<offset_t>(static_cast<double>(n) / static_cast<double>(total) * static_cast<double>(budget));
-    parts = parts < 1 ? 1 : parts;
-    parts = parts < tiles ? parts : tiles;
+    const offset_t tiles = tile_count(list.items[i], tile_items<Item>);
+    offset_t parts       = share(i, budget);
+    parts                = parts < 1 ? 1 : parts;
+    parts                = parts < tiles ? parts : tiles;
     return parts < max_tree_parts ? parts : max_tree_parts;
   };
-  // Rounding short segments up to one part can take the total past the grid; a part more than
-  // the grid holds runs in a second round, after every other part, and doubles the kernel's time.
-  // So the budget shrinks by the excess (once: what remains over is at most the rounding's).
-  offset_t over = 0;
+  // The parts should fill one wave of the grid: a part beyond it runs in a second round and
+  // doubles the kernel's time. Segments too short for a share of their own take one part each, so
+  // the long ones share what the short ones leave, but never less than half the wave: with
+  // thousands of short listed segments a budget of what was left gave a segment of 11 M doubles
+  // one part, and one block took 10 ms over it (power law, 2^26 doubles, H100).
+  offset_t short_ones = 0;
   for (offset_t i = threadIdx.x; i < listed; i += threads)
   {
-    over += parts_of(i, list.parts_target);
+    short_ones += share(i, list.parts_target) < 1 ? 1 : 0;
   }
   __syncthreads();
-  over = block_sum(temp.sum).Sum(over);
+  short_ones = block_sum(temp.sum).Sum(short_ones);
   if (threadIdx.x == 0)
   {
-    first_pass_parts = over;
+    short_count = short_ones;
   }
   __syncthreads();
-  const offset_t first_pass = first_pass_parts;
-  const offset_t budget     = first_pass <= list.parts_target
-                                ? list.parts_target
-                                : (2 * list.parts_target > first_pass ? 2 * list.parts_target - first_pass : 0);
+  const offset_t left   = list.parts_target - short_count;
+  const offset_t budget = left > list.parts_target / 2 ? left : list.parts_target / 2;
   offset_t running = 0;
   for (offset_t base = 0; base < listed; base += threads)
   {
