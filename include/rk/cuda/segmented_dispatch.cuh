@@ -174,7 +174,7 @@ struct segmented_launch
   }
 };
 
-template <gpu_backend Backend, class Provider, class InputIt, class Segments, class OutputIt, class T, class Op>
+template <gpu_backend Backend, class InputIt, class T, class Op>
 constexpr void check_segmented_call()
 {
   static_assert(Backend != gpu_backend::atomic,
@@ -190,7 +190,7 @@ void segmented_dispatch(const gpu_policy<Backend, Provider>& policy, InputIt fir
 {
   const auto& op = detail::to_device_operator(user_op);
   using Op       = detail::device_operator_t<BinaryOp>;
-  detail::check_segmented_call<Backend, Provider, InputIt, Segments, OutputIt, T, Op>();
+  detail::check_segmented_call<Backend, InputIt, T, Op>();
   check_device_errors(); // an earlier call's bad segment, reported now rather than never
   if (host_segments.count == 0)
   {

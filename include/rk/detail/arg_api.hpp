@@ -115,17 +115,16 @@ const Derived& arg_policy(const execution_policy<Derived>& policy)
 
 namespace detail
 {
-/// rk::arg_min's and rk::arg_max's shared body: the empty result, or the reduction with no init of
-/// the indexed items.
-template <class Derived, class InputIt, class Op>
-arg_result_t<InputIt> arg_reduce(const execution_policy<Derived>& policy, InputIt first, InputIt last, Op op)
+/// The arg reductions' shared body: `empty` for an empty range, else the reduction with no init
+/// of the adapted items (as arg_into does for the stream-ordered forms).
+template <class Result, class Derived, class Input, class Op>
+Result arg_reduce(const execution_policy<Derived>& policy, Input first, Input last, const Result& empty, Op op)
 {
   if (first == last)
   {
-    return empty_arg_result<InputIt>();
+    return empty;
   }
-  return reduce_nonempty_dispatch<arg_result_t<InputIt>>(arg_policy(policy.derived()), indexed(first), indexed(last),
-                                                         op);
+  return reduce_nonempty_dispatch<Result>(arg_policy(policy.derived()), first, last, op);
 }
 } // namespace detail
 
@@ -140,14 +139,16 @@ arg_result_t<InputIt> arg_reduce(const execution_policy<Derived>& policy, InputI
 template <class Policy, class InputIt, class = std::enable_if_t<is_execution_policy_v<Policy>>>
 detail::arg_result_t<InputIt> arg_min(Policy&& policy, InputIt first, InputIt last)
 {
-  return detail::arg_reduce(policy.derived(), first, last, detail::first_minimum{});
+  return detail::arg_reduce(policy.derived(), detail::indexed(first), detail::indexed(last),
+                            detail::empty_arg_result<InputIt>(), detail::first_minimum{});
 }
 
 /// The first maximum of [first, last) and its position; otherwise as rk::arg_min.
 template <class Policy, class InputIt, class = std::enable_if_t<is_execution_policy_v<Policy>>>
 detail::arg_result_t<InputIt> arg_max(Policy&& policy, InputIt first, InputIt last)
 {
-  return detail::arg_reduce(policy.derived(), first, last, detail::first_maximum{});
+  return detail::arg_reduce(policy.derived(), detail::indexed(first), detail::indexed(last),
+                            detail::empty_arg_result<InputIt>(), detail::first_maximum{});
 }
 
 /// rk::arg_min and rk::arg_max in one pass over the items: `{min, max}`.
@@ -156,11 +157,8 @@ arg_min_max_result<detail::arg_item_t<InputIt>, detail::arg_index_t<InputIt>> ar
                                                                                           InputIt first, InputIt last)
 {
   using result = arg_min_max_result<detail::arg_item_t<InputIt>, detail::arg_index_t<InputIt>>;
-  if (first == last)
-  {
-    return result{detail::empty_arg_result<InputIt>(), detail::empty_arg_result<InputIt>()};
-  }
-  return reduce_nonempty_dispatch<result>(arg_policy(policy.derived()), detail::indexed_min_max(first),
-                                          detail::indexed_min_max(last), detail::first_minimum_maximum{});
+  return detail::arg_reduce(policy.derived(), detail::indexed_min_max(first), detail::indexed_min_max(last),
+                            result{detail::empty_arg_result<InputIt>(), detail::empty_arg_result<InputIt>()},
+                            detail::first_minimum_maximum{});
 }
 } // namespace rk
