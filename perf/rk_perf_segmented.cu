@@ -28,13 +28,15 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #define RK_PERF_CHECK(call) rk_perf::check((call), #call)
 
 namespace
 {
-std::string only_rows; // --row NAME: that distribution only (for profiling)
+std::string only_rows; // --row NAME[,NAME...]: those distributions only (for profiling and sweeps)
+int mismatches = 0;    // rows whose rk forms (or CUB, for integers) disagree with rk::device
 
 /// Reads every item (16-byte vectors) and writes one value per segment: what any segmented
 /// reduction must move, and nothing else.
@@ -102,7 +104,7 @@ void run_type(const char* type_name, int log_total, bool quick, std::ostream& os
      << "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: | :---: |\n";
   for (const row& r : make_rows(total))
   {
-    if (!only_rows.empty() && r.name != only_rows)
+    if (!only_rows.empty() && ("," + only_rows + ",").find("," + r.name + ",") == std::string::npos)
     {
       continue;
     }
@@ -135,6 +137,33 @@ void run_type(const char* type_name, int log_total, bool quick, std::ostream& os
        }},
       {"probe", [&] { probe_kernel<<<132 * 8, 256, 0, stream>>>(in, total, o, segments); }}};
     const auto times = rk_perf::time_interleaved(stream, plan, contenders);
+    // Every timed rk form must give rk::device's bits (the same tree), and integer sums CUB's.
+    auto result_of = [&](int contender) {
+      contenders[static_cast<std::size_t>(contender)].call();
+      RK_PERF_CHECK(cudaStreamSynchronize(stream));
+      std::vector<T> host(static_cast<std::size_t>(segments));
+      RK_PERF_CHECK(cudaMemcpy(host.data(), o, host.size() * sizeof(T), cudaMemcpyDeviceToHost));
+      return host;
+    };
+    const std::vector<T> expected = result_of(0);
+    std::vector<int> to_compare{2};
+    if (r.fixed_size > 0)
+    {
+      to_compare.push_back(1);
+    }
+    if (std::is_integral_v<T>)
+    {
+      to_compare.push_back(3);
+    }
+    for (int c : to_compare)
+    {
+      if (std::memcmp(result_of(c).data(), expected.data(), expected.size() * sizeof(T)) != 0)
+      {
+        std::fprintf(stderr, "rk_perf_segmented: %s gives other values than rk::device (%s, %s, 2^%d)\n",
+                     contenders[static_cast<std::size_t>(c)].name.c_str(), r.name.c_str(), type_name, log_total);
+        mismatches += 1;
+      }
+    }
     // Paired ratios: per trial, then the median.
     auto ratio = [&](int a, int b) {
       std::vector<double> q;
@@ -183,7 +212,7 @@ int main(int argc, char** argv)
     }
     else
     {
-      std::cerr << "usage: rk_perf_segmented [--quick] [--types int32,float,double] [--sizes 26,28] [--row \"all 32\"]\n";
+      std::cerr << "usage: rk_perf_segmented [--quick] [--types int32,float,double] [--sizes 26,28] [--row \"all 32,power law\"]\n";
       return 2;
     }
   }
@@ -216,5 +245,11 @@ int main(int argc, char** argv)
       }
     }
   }
+  if (mismatches > 0)
+  {
+    std::cerr << "rk_perf_segmented: " << mismatches << " results differ from rk::device's (above)\n";
+    return 1;
+  }
+  std::cout << "\nEvery rk form gave rk::device's bits on every row, and CUB's for int32.\n";
   return 0;
 }

@@ -79,8 +79,9 @@ explanation explain_segmented_dispatch(const gpu_policy<Backend, Provider>&, std
                                                     "rk::atomic is not available here). "
                                                   : "")
     + "Segments of up to one lane's items are folded by a thread, up to 16 lanes' by groups of 4, 8 or 16 lanes, up "
-      "to 16 tiles by a warp; longer ones (up to 8192 of them) are split into parts in proportion to their length, "
-      "reduced by rk::reduce's block body and put together "
+      "to 16 tiles by a warp; longer ones (up to 8192 of them) are cut into parts of about a block's share of "
+      "their items, which the blocks take from a queue longest first, reduced by rk::reduce's block body and put "
+      "together "
     + (Backend == gpu_backend::two_pass ? "by a second kernel" : "by the last block of each segment to finish")
     + "; each segment gets rk::reduce's tree";
   return {to_string(Backend), backend, backend, segments, why, true};
@@ -117,17 +118,17 @@ struct segmented_launch
   explicit segmented_launch(const device_facts& device)
   {
     // Grids: the short kernel one wave at most, and at most one block per 32 segments; the long
-    // kernel one wave, whose size is also the number of parts the plan spreads over the listed
-    // segments.
+    // kernel one wave, whose blocks take the plan's parts from a queue.
     short_cap =
       std::int64_t{resident_blocks_per_sm<short_kernel>(segment_block_threads, device.ordinal)} * device.multiprocessors;
     long_grid = max_grid<long_kernel>(vector_agent::tuning, vector_agent::block_threads, device);
     long_segment_list list{};
     list.parts_target = long_grid;
-    counter_words     = 1 + static_cast<std::size_t>(list.parts_capacity()) + capacity + capacity;
+    counter_words     = 2 + static_cast<std::size_t>(list.parts_capacity()) + capacity + capacity;
     counters_bytes    = align_up(counter_words * sizeof(unsigned), 256);
-    list_bytes        = align_up((4 * capacity + 1) * sizeof(offset_t), 256);
-    values_bytes      = static_cast<std::size_t>(long_segment_list::values_needed<T>(long_grid)) * sizeof(T);
+    list_bytes        = align_up((5 * capacity + 1) * sizeof(offset_t), 256);
+    values_bytes =
+      static_cast<std::size_t>(long_segment_list::values_needed<T>(list.parts_target)) * sizeof(T);
   }
 
   std::size_t scratch_bytes() const
@@ -144,13 +145,15 @@ struct segmented_launch
     auto* base             = static_cast<unsigned char*>(scratch);
     auto* counters         = reinterpret_cast<unsigned*>(base);
     list.appended          = counters;
-    list.boundary_arrivals = counters + 1;
-    list.segment_arrivals  = counters + 1 + list.parts_capacity() + capacity;
+    list.parts_taken       = counters + 1;
+    list.boundary_arrivals = counters + 2;
+    list.segment_arrivals  = counters + 2 + list.parts_capacity() + capacity;
     auto* arrays           = reinterpret_cast<offset_t*>(base + counters_bytes);
     list.segment           = arrays;
     list.first_item        = arrays + capacity;
     list.items             = arrays + 2 * capacity;
-    list.part_prefix       = arrays + 3 * capacity;
+    list.order             = arrays + 3 * capacity;
+    list.part_prefix       = arrays + 4 * capacity;
     T* values              = reinterpret_cast<T*>(base + counters_bytes + list_bytes);
 
     throw_on_error(cudaMemsetAsync(counters, 0, counter_words * sizeof(unsigned), stream),

@@ -11,9 +11,10 @@
 //    by tile.
 //    Segments longer than long_segment_min_tiles tiles go on the long list instead, while it
 //    has room (past it, a warp takes them too: slower, never wrong).
-//  - the long list: a one-block plan kernel gives each listed segment a number of parts in
-//    proportion to its length, and long_segments_kernel runs rk::reduce's block body
-//    (tree_reduce_part) on every part. A segment's parts are put together as rk::reduce's are: by
+//  - the long list: a one-block plan kernel cuts every listed segment into parts of at most
+//    about a block's fair share of the listed items and queues them longest first;
+//    long_segments_kernel's blocks take parts from the queue and run rk::reduce's block body
+//    (tree_reduce_part) on each. A segment's parts are put together as rk::reduce's are: by
 //    a second kernel (two_pass), or by the last of its blocks to finish (single_pass: an arrival
 //    counter per listed segment and per cut, each reset by its last user).
 
@@ -39,18 +40,32 @@ __device__ __forceinline__ T empty_segment_value(no_segment_init)
 }
 
 /// Segments on the long list at most; the scratch holds their parts' nodes and pieces, and every
-/// call zeroes 4 (parts + 2 * capacity) bytes of counters (~70 KiB). A segment that finds the list
+/// call zeroes 4 (parts + 2 * capacity) bytes of counters (~100 KiB). A segment that finds the list
 /// full goes to a warp, which is slow for millions of items: Pareto lengths (u^-1.26) at 2^28
 /// doubles have 4,421 segments of more than 16 tiles, past the 4096 this was (that run took
 /// 148 ms on the H100, CUB 14.6 ms).
 inline constexpr int long_segment_capacity = 8192;
 /// Segments longer than this many tiles go on the long list (16 tiles: 4096 int32, 2048 doubles;
-/// below that a warp streams a segment in a few round trips). Chosen, not yet tuned.
+/// below that a warp streams a segment in a few round trips). Chosen; 32 tiles measured once
+/// (H100): 4096-item doubles left the list, 310 -> 249 us at 2^26, power law 4 % slower.
 inline constexpr offset_t long_segment_min_tiles = 16;
 /// The long-segment kernel holds two block bodies (16-byte vectors and elements, for segments on
 /// and off the 16-byte grid); left alone ptxas gives it 100-127 registers, two 256-thread blocks
 /// per SM, too few loads in flight. This asks for room for this many.
 inline constexpr int long_segment_min_blocks_per_sm = 4;
+/// Classes of part length, each half the one before, by which the plan orders the queue: blocks
+/// take the longest parts first and the short ones fill in at the end (greedy longest-first). With
+/// the parts in list order, a block could take a long part when the others were nearly done: the
+/// power law's 10 segments of more than 2^20 items (65 % of the items at 2^26) then took 1.7x the
+/// listed items' read time in a model of the queue, 1.2x with these classes.
+inline constexpr int long_segment_part_classes = 8;
+/// Full tiles whose loads a warp issues together (window_node). One tile at a time, a warp waited
+/// on a round trip per tile, 16 in a row for a 4096-item segment, and its block's batch waited on
+/// that warp: the power law's short-segment kernel took 55 us at 2^26 int32 (H100, ncu) for 11 %
+/// of the items (45 us with two). Four and eight gave the kernel 80 registers, three blocks per
+/// SM instead of four, and were slower on every short path (H100, int32 2^26, with 2 / 4 / 8:
+/// all 32 134.9 / 148.9 / 182.5 us, power law 181.5 / 188.7 / 207.1 us).
+inline constexpr int window_tiles_in_flight = 2;
 /// Batches of one-lane segments the short-segment kernel reduces in one step (below).
 inline constexpr int tiny_batches = 4;
 /// Threads of the short-segment and plan kernels.
@@ -60,23 +75,25 @@ inline constexpr int segment_block_threads = 256;
 struct long_segment_list
 {
   unsigned* appended;          ///< segments offered to the list (zero when the call starts)
+  unsigned* parts_taken;       ///< parts the long-segment kernel's blocks have taken (zero)
   offset_t* segment;           ///< [capacity] the segment's index
   offset_t* first_item;        ///< [capacity] its first item
   offset_t* items;             ///< [capacity] its length
-  offset_t* part_prefix;       ///< [capacity + 1] parts of the listed segments before each
+  offset_t* order;             ///< [capacity] the listed segment at each place of the queue
+  offset_t* part_prefix;       ///< [capacity + 1] parts queued before each place
   unsigned* boundary_arrivals; ///< [parts_capacity + capacity] blocks arrived at each cut (zero)
   unsigned* segment_arrivals;  ///< [capacity] blocks finished per listed segment (zero)
-  offset_t parts_target;       ///< parts the plan spreads over the listed segments (the grid)
+  offset_t parts_target;       ///< blocks of the long-segment kernel: the plan's fair shares
 
   RK_HOST_DEVICE offset_t parts_capacity() const
   {
     return parts_target + long_segment_capacity;
   }
-  /// Node values first, then the pieces of every listed segment's parts.
+  /// Node values first, then the pieces of every listed segment's parts; by queue place.
   template <class T>
-  __device__ tree_outputs<T> outputs(T* values, offset_t entry, offset_t prefix) const
+  __device__ tree_outputs<T> outputs(T* values, offset_t place, offset_t prefix) const
   {
-    return {values + 2 * prefix, values + 2 * parts_capacity() + (prefix + entry) * 2 * max_node_level};
+    return {values + 2 * prefix, values + 2 * parts_capacity() + (prefix + place) * 2 * max_node_level};
   }
   template <class T>
   static constexpr offset_t values_needed(offset_t parts_target)
@@ -121,7 +138,34 @@ __device__ __forceinline__ T window_node(const Input& first, offset_t begin, off
   const int in_window     = static_cast<int>(tiles - w * warp_threads < warp_threads ? tiles - w * warp_threads
                                                                                       : warp_threads);
   uninitialized<T> tile_value;
-  for (int k = 0; k < in_window; ++k)
+  int k = 0;
+  using item = std::remove_cv_t<iterator_item_t<Input>>;
+  if constexpr (std::is_trivially_default_constructible_v<item> && window_tiles_in_flight > 1)
+  {
+    // Full tiles, window_tiles_in_flight at a time: every lane's loads first, then the trees.
+    constexpr int batch        = window_tiles_in_flight;
+    const offset_t full_left   = n / tile - w * warp_threads;
+    const int full_in_window   = full_left < in_window ? static_cast<int>(full_left) : in_window;
+    for (; k + batch <= full_in_window; k += batch)
+    {
+      item v[batch][LaneItems];
+#pragma unroll
+      for (int u = 0; u < batch; ++u)
+      {
+        load_lane<LaneItems>(first, begin + (w * warp_threads + k + u) * tile + offset_t{lane} * LaneItems, v[u]);
+      }
+#pragma unroll
+      for (int u = 0; u < batch; ++u)
+      {
+        const T all = broadcast_lane0(warp_reduce(fold_lane<T>(v[u], op), op, lane, warp_threads));
+        if (lane == k + u)
+        {
+          tile_value.emplace(all);
+        }
+      }
+    }
+  }
+  for (; k < in_window; ++k)
   {
     // short_tile_value's work, written out: with the call in its place (6b0bea6) the whole
     // short-segment kernel measured 10-20 % slower on every path (H100, one run).
@@ -344,82 +388,158 @@ __global__ void __launch_bounds__(segment_block_threads)
   }
 }
 
-/// Gives each listed segment parts in proportion to its length (at least one, at most one per
-/// tile) and writes their prefix sums. One block.
+/// Per class of part length: (segments << 32) | parts, over a run of listed segments.
+struct part_class_tally
+{
+  unsigned long long of[long_segment_part_classes];
+
+  __device__ part_class_tally operator+(const part_class_tally& other) const
+  {
+    part_class_tally sum;
+#pragma unroll
+    for (int c = 0; c < long_segment_part_classes; ++c)
+    {
+      sum.of[c] = of[c] + other.of[c];
+    }
+    return sum;
+  }
+};
+
+/// ceil(a / b) for positive b, in 32 bits where both fit (the plan divides for every listed segment).
+__device__ __forceinline__ offset_t ceil_div(offset_t a, offset_t b)
+{
+  if (((a | b) >> 32) == 0)
+  {
+    const unsigned a32 = static_cast<unsigned>(a), b32 = static_cast<unsigned>(b);
+    return static_cast<offset_t>(a32 / b32 + (a32 % b32 != 0));
+  }
+  return (a + b - 1) / b;
+}
+
+/// Cuts every listed segment into parts and queues them, longest first. A segment of L items gets
+/// ceil(L / target) parts (at most one per tile): target is a block's fair share of the listed
+/// items, W / G for G blocks, or W / (G - b) where the parts of the b segments longer than W / G
+/// would not fit one wave (64 segments of 2^20 items on 528 blocks: 9 parts each at W / G, a
+/// second round for 48 blocks; 8 at the larger target). Each segment's parts lie together in the
+/// queue; the queue holds the classes of part length in order, each class in list order. One
+/// block; each thread plans a run of consecutive listed segments, so one block scan places them.
+/// The run's lengths are loaded once, all loads in flight: a loop over the run in global memory
+/// took 11.5 us for 573 listed segments (H100, ncu), one unrolled over registers 73 us.
 template <class Item>
 __global__ void __launch_bounds__(segment_block_threads) long_segments_plan_kernel(long_segment_list list)
 {
   constexpr int threads = segment_block_threads;
-  using block_sum       = cub::BlockReduce<offset_t, threads>;
-  using block_scan      = cub::BlockScan<offset_t, threads>;
+  constexpr int classes = long_segment_part_classes;
+  constexpr int run     = long_segment_capacity / segment_block_threads;
+  static_assert(run * segment_block_threads == long_segment_capacity, "each thread plans at most `run` segments");
+  using block_sum  = cub::BlockReduce<offset_t, threads>;
+  using block_scan = cub::BlockScan<part_class_tally, threads>;
   __shared__ union
   {
     typename block_sum::TempStorage sum;
     typename block_scan::TempStorage scan;
   } temp;
-  __shared__ offset_t total_items, short_count;
-  const offset_t listed = list.listed();
-  offset_t mine         = 0;
-  for (offset_t i = threadIdx.x; i < listed; i += threads)
+  __shared__ offset_t shared_total, shared_target;
+  const offset_t listed     = list.listed();
+  const offset_t blocks     = list.parts_target;
+  const offset_t per_thread = (listed + threads - 1) / threads;
+  const offset_t run_begin  = min(listed, offset_t{threadIdx.x} * per_thread);
+  const int run_length      = static_cast<int>(min(listed, run_begin + per_thread) - run_begin);
+
+  offset_t items[run];
+#pragma unroll
+  for (int k = 0; k < run; ++k)
   {
-    mine += list.items[i];
-  }
-  offset_t total = block_sum(temp.sum).Sum(mine);
-  if (threadIdx.x == 0)
-  {
-    total_items = total;
-  }
-  __syncthreads();
-  total = total_items;
-  // A segment's share of `budget` parts, in proportion to its length.
-  auto share = [&](offset_t i, offset_t budget) {
-    return static_cast<offset_t>(static_cast<double>(list.items[i]) / static_cast<double>(total)
-                                 * static_cast<double>(budget));
-  };
-  // Parts in proportion to length, at least one and at most one per tile.
-  auto parts_of = [&](offset_t i, offset_t budget) {
-    const offset_t tiles = tile_count(list.items[i], tile_items<Item>);
-    offset_t parts       = share(i, budget);
-    parts                = parts < 1 ? 1 : parts;
-    parts                = parts < tiles ? parts : tiles;
-    return parts < max_tree_parts ? parts : max_tree_parts;
-  };
-  // The parts should fill one wave of the grid: a part beyond it runs in a second round and
-  // doubles the kernel's time. Segments too short for a share of their own take one part each, so
-  // the long ones share what the short ones leave, but never less than half the wave: with
-  // thousands of short listed segments a budget of what was left gave a segment of 11 M doubles
-  // one part, and one block took 10 ms over it (power law, 2^26 doubles, H100).
-  offset_t short_ones = 0;
-  for (offset_t i = threadIdx.x; i < listed; i += threads)
-  {
-    short_ones += share(i, list.parts_target) < 1 ? 1 : 0;
-  }
-  __syncthreads();
-  short_ones = block_sum(temp.sum).Sum(short_ones);
-  if (threadIdx.x == 0)
-  {
-    short_count = short_ones;
-  }
-  __syncthreads();
-  const offset_t left   = list.parts_target - short_count;
-  const offset_t budget = left > list.parts_target / 2 ? left : list.parts_target / 2;
-  offset_t running = 0;
-  for (offset_t base = 0; base < listed; base += threads)
-  {
-    const offset_t i = base + threadIdx.x;
-    const offset_t parts = i < listed ? parts_of(i, budget) : 0;
-    offset_t before = 0, chunk = 0;
-    block_scan(temp.scan).ExclusiveSum(parts, before, chunk);
-    if (i < listed)
+    if (k < run_length)
     {
-      list.part_prefix[i] = running + before;
+      items[k] = list.items[run_begin + k];
     }
-    running += chunk;
-    __syncthreads();
+  }
+  offset_t sum = 0;
+  for (int k = 0; k < run_length; ++k)
+  {
+    sum += items[k];
+  }
+  sum = block_sum(temp.sum).Sum(sum);
+  if (threadIdx.x == 0)
+  {
+    shared_total = sum;
+  }
+  __syncthreads();
+  const offset_t total = shared_total;
+  const offset_t share = total > blocks ? ceil_div(total, blocks) : 1;
+  // (long segments << 32) | their parts at `share`: at most 8192 and G + 8192.
+  offset_t long_tally = 0;
+  for (int k = 0; k < run_length; ++k)
+  {
+    long_tally += items[k] >= share ? (offset_t{1} << 32) | ceil_div(items[k], share) : 0;
+  }
+  long_tally = block_sum(temp.sum).Sum(long_tally);
+  if (threadIdx.x == 0)
+  {
+    // W / (G - b) leaves the b long segments at most W / target + b <= G parts.
+    const offset_t long_parts = long_tally & 0xffffffff, long_segments = long_tally >> 32;
+    const offset_t room       = blocks - long_segments > 1 ? blocks - long_segments : 1;
+    shared_target             = long_parts <= blocks ? share : ceil_div(total, room);
+  }
+  __syncthreads();
+  const offset_t target = shared_target;
+
+  // Each segment's parts (at most one per tile) and class: class c holds parts of
+  // [target / 2^(c+1), target / 2^c) items, the last class the rest. `items` keeps
+  // (class << 48) | parts from here on.
+  part_class_tally tally{};
+  for (int k = 0; k < run_length; ++k)
+  {
+    const offset_t tiles = tile_count(items[k], tile_items<Item>);
+    offset_t parts       = ceil_div(items[k], target);
+    parts                = parts < tiles ? parts : tiles;
+    parts                = parts < max_tree_parts ? parts : max_tree_parts;
+    const offset_t part_items = items[k] / parts;
+    int c                     = 0;
+    while (c < classes - 1 && (part_items << (c + 1)) < target)
+    {
+      ++c;
+    }
+#pragma unroll
+    for (int q = 0; q < classes; ++q)
+    {
+      tally.of[q] += q == c ? (1ull << 32) | static_cast<unsigned long long>(parts) : 0ull;
+    }
+    items[k] = (offset_t{c} << 48) | parts;
+  }
+  part_class_tally before{}, all{};
+  block_scan(temp.scan).ExclusiveSum(tally, before, all);
+  // This thread's next (place << 32) | first part, per class.
+  unsigned long long next[classes];
+  unsigned long long queued = 0;
+#pragma unroll
+  for (int c = 0; c < classes; ++c)
+  {
+    next[c] = queued + before.of[c];
+    queued += all.of[c];
   }
   if (threadIdx.x == 0)
   {
-    list.part_prefix[listed] = running;
+    list.part_prefix[listed] = static_cast<offset_t>(queued & 0xffffffffull);
+  }
+  for (int k = 0; k < run_length; ++k)
+  {
+    const int c                   = static_cast<int>(items[k] >> 48);
+    const unsigned long long step = (1ull << 32) | static_cast<unsigned long long>(items[k] & 0xffffffffffff);
+    unsigned long long at         = 0;
+#pragma unroll
+    for (int q = 0; q < classes; ++q)
+    {
+      if (q == c)
+      {
+        at = next[q];
+        next[q] += step;
+      }
+    }
+    const offset_t place    = static_cast<offset_t>(at >> 32);
+    list.order[place]       = run_begin + k;
+    list.part_prefix[place] = static_cast<offset_t>(at & 0xffffffffull);
   }
 }
 
@@ -444,7 +564,7 @@ __device__ maybe<T> reduce_segment_part(Input first, offset_t segment_first, con
   }
 }
 
-/// The index of the listed segment that owns part `job`: the last i with part_prefix[i] <= job.
+/// The queue place of the listed segment that owns part `job`: the last i with part_prefix[i] <= job.
 __device__ inline offset_t listed_segment_of(const long_segment_list& list, offset_t listed, offset_t job)
 {
   offset_t lo = 0, hi = listed;
@@ -475,19 +595,33 @@ __global__ void __launch_bounds__(VectorAgent::block_threads,
   constexpr int block_threads = VectorAgent::block_threads;
   using item                  = typename VectorAgent::item;
   __shared__ bool is_last;
+  __shared__ offset_t taken;
   const offset_t listed = list.listed();
   const offset_t jobs   = list.part_prefix[listed];
-  for (offset_t job = blockIdx.x; job < jobs; job += gridDim.x)
+  for (;;)
   {
-    const offset_t entry          = listed_segment_of(list, listed, job);
-    const offset_t prefix         = list.part_prefix[entry];
-    const offset_t parts          = list.part_prefix[entry + 1] - prefix;
+    // Parts differ in length (a short listed segment is one part), so a block takes the next
+    // part when it is done rather than every gridDim.x-th.
+    if (threadIdx.x == 0)
+    {
+      taken = atomicAdd(list.parts_taken, 1u);
+    }
+    __syncthreads();
+    const offset_t job = taken;
+    if (job >= jobs)
+    {
+      break;
+    }
+    const offset_t place          = listed_segment_of(list, listed, job);
+    const offset_t entry          = list.order[place];
+    const offset_t prefix         = list.part_prefix[place];
+    const offset_t parts          = list.part_prefix[place + 1] - prefix;
     const offset_t part           = job - prefix;
     const offset_t n              = list.items[entry];
     const offset_t s              = list.segment[entry];
     const tree_plan plan          = {n, make_tile_split(tile_count(n, tile_items<item>), parts)};
     const tile_split& split       = plan.split;
-    const tree_outputs<T> outputs = list.outputs(values, entry, prefix);
+    const tree_outputs<T> outputs = list.outputs(values, place, prefix);
     const maybe<T> root =
       reduce_segment_part<VectorAgent, ElementAgent>(first, list.first_item[entry], plan, part, outputs, op);
     if (split.nodes() == 1)
@@ -505,7 +639,7 @@ __global__ void __launch_bounds__(VectorAgent::block_threads,
       __syncthreads();
       if (threadIdx.x == 0)
       {
-        arrive_at_cuts(split, part, outputs, list.boundary_arrivals + prefix + entry, op);
+        arrive_at_cuts(split, part, outputs, list.boundary_arrivals + prefix + place, op);
         is_last = arrive_last(list.segment_arrivals[entry], static_cast<unsigned>(parts));
       }
       __syncthreads();
@@ -529,16 +663,17 @@ __global__ void __launch_bounds__(BlockThreads)
   long_segments_finish_kernel(long_segment_list list, T* values, Out out, Init init, Op op)
 {
   const offset_t listed = list.listed();
-  for (offset_t entry = blockIdx.x; entry < listed; entry += gridDim.x)
+  for (offset_t place = blockIdx.x; place < listed; place += gridDim.x)
   {
-    const offset_t prefix = list.part_prefix[entry];
-    const offset_t parts  = list.part_prefix[entry + 1] - prefix;
+    const offset_t entry  = list.order[place];
+    const offset_t prefix = list.part_prefix[place];
+    const offset_t parts  = list.part_prefix[place + 1] - prefix;
     const tile_split split = make_tile_split(tile_count(list.items[entry], tile_items<Item>), parts);
     if (split.nodes() == 1)
     {
       continue; // long_segments_kernel stored it
     }
-    const T all = finish_split<BlockThreads, T>(split, list.outputs(values, entry, prefix), op);
+    const T all = finish_split<BlockThreads, T>(split, list.outputs(values, place, prefix), op);
     if (threadIdx.x == 0)
     {
       out[list.segment[entry]] = apply_init(init, all, op);

@@ -44,6 +44,31 @@ inline int grid_size(const tree_plan& plan)
   return static_cast<int>(plan.split.parts);
 }
 
+/// A full lane's items, loaded before any is combined (lane_fold, the segmented warps).
+template <int LaneItems, class It>
+__device__ __forceinline__ void load_lane(const It& first, offset_t begin,
+                                          std::remove_cv_t<iterator_item_t<It>> (&v)[LaneItems])
+{
+#pragma unroll
+  for (int i = 0; i < LaneItems; ++i)
+  {
+    v[i] = first[begin + i];
+  }
+}
+
+/// The left fold of a full lane's loaded items.
+template <class T, int LaneItems, class Item, class Op>
+__device__ __forceinline__ T fold_lane(const Item (&v)[LaneItems], Op& op)
+{
+  T acc(v[0]);
+#pragma unroll
+  for (int i = 1; i < LaneItems; ++i)
+  {
+    acc = op(acc, static_cast<T>(v[i]));
+  }
+  return acc;
+}
+
 /// One lane of the tree: the left fold of `count` (1..LaneItems) items from `begin`. A full lane
 /// issues all its loads before the first combine.
 template <int LaneItems, class T, class It, class Op>
@@ -55,18 +80,8 @@ __device__ __forceinline__ T lane_fold(const It& first, offset_t begin, int coun
     if (count == LaneItems)
     {
       item v[LaneItems];
-#pragma unroll
-      for (int i = 0; i < LaneItems; ++i)
-      {
-        v[i] = first[begin + i];
-      }
-      T acc(v[0]);
-#pragma unroll
-      for (int i = 1; i < LaneItems; ++i)
-      {
-        acc = op(acc, static_cast<T>(v[i]));
-      }
-      return acc;
+      load_lane<LaneItems>(first, begin, v);
+      return fold_lane<T>(v, op);
     }
   }
   T acc(first[begin]);
