@@ -6,8 +6,7 @@
 // rk/cuda/tile_tree.cuh) every block stores its node values and the pieces of the nodes its
 // boundaries cut:
 //   two-pass     a second one-block kernel finishes the cut nodes and runs the final tree
-//   single-pass  the second block to arrive at a cut finishes that node (an arrival counter per
-//                boundary, which resets itself); the last block to finish runs the final tree
+//   single-pass  the last block to finish does what two-pass's second kernel does
 // Under the grid-ordered tree (rk/cuda/block_reduce.cuh) every block reduces its share to one value:
 //   two-pass     store the block's result; a second one-block kernel reduces the results
 //   single-pass  store the block's result; the last block to finish reduces all of them
@@ -87,6 +86,12 @@ struct reduce_agent
   static constexpr bool pairwise        = tuning.tree == tree_shape::pairwise_tiles;
   static constexpr int block_threads    = tuning.block_threads;
   static constexpr int in_flight        = tuning.chunks_in_flight;
+  /// Blocks per multiprocessor the kernels are compiled for (a register budget). Under the
+  /// reproducible tree and a T of at most 8 bytes: 1024 threads' worth, 64 registers, which the
+  /// body fits without spills. Left to itself ptxas gave it 72-95 registers (three 256-thread
+  /// blocks per SM where four fit); at 48 registers (five blocks) it spilled, and ran slower.
+  static constexpr int min_blocks_per_sm =
+    pairwise && sizeof(T) <= 8 && block_threads < 1024 ? 1024 / block_threads : 1;
   static_assert(block_threads >= warp_threads && block_threads <= 1024 && block_threads % warp_threads == 0
                   && warp_threads % (block_threads / warp_threads) == 0,
                 "rk tuning: block_threads must be 32 times a power of two (32, 64, ..., 1024)");
@@ -205,7 +210,7 @@ __device__ __forceinline__ void store(T* where, const T& value)
 }
 
 template <class Agent, class Input, class T, class Op>
-__global__ void __launch_bounds__(Agent::block_threads)
+__global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks_per_sm)
   two_pass_partials_kernel(Input first, typename Agent::plan_type plan, T* partials, initial_value<T> init, T* out,
                            Op op)
 {
@@ -230,7 +235,7 @@ __global__ void __launch_bounds__(Agent::block_threads)
 }
 
 template <class Agent, class T, class Op>
-__global__ void __launch_bounds__(Agent::block_threads)
+__global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks_per_sm)
   two_pass_final_kernel(typename Agent::plan_type plan, T* partials, initial_value<T> init, T* out, Op op)
 {
   constexpr int block_threads = Agent::block_threads;
@@ -275,7 +280,7 @@ __device__ inline bool arrive_last(sync_counters* counters)
 }
 
 template <class Agent, class Input, class T, class Op>
-__global__ void __launch_bounds__(Agent::block_threads)
+__global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks_per_sm)
   single_pass_kernel(Input first, typename Agent::plan_type plan, T* partials, sync_counters* counters,
                      initial_value<T> init, T* out, Op op)
 {
@@ -299,8 +304,7 @@ __global__ void __launch_bounds__(Agent::block_threads)
     __syncthreads();
     if (threadIdx.x == 0)
     {
-      arrive_at_cuts(split, part, outputs, counters->boundary_arrivals, op);
-      is_last = split.parts == 1 || arrive_last(counters);
+      is_last = arrive_last(counters);
     }
     __syncthreads();
     if (!is_last)
@@ -309,7 +313,7 @@ __global__ void __launch_bounds__(Agent::block_threads)
     }
     // No fence here: thread 0's acquire saw every block's release, and the barrier above orders
     // thread 0 before the other threads of this block.
-    const T all = final_tree<Agent::block_threads, T>(outputs.nodes, split.nodes(), op);
+    const T all = finish_split<Agent::block_threads, T>(split, outputs, op);
     if (threadIdx.x == 0)
     {
       store<T>(out, init.combine(all, op));

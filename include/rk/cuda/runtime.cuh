@@ -16,8 +16,6 @@
 ///    and replays of different graphs never meet;
 ///  - the value-returning result: a pinned slot per call, so no lock spans the wait.
 
-#include <rk/detail/tree.hpp>
-
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -70,9 +68,6 @@ struct sync_counters
   unsigned atomic_arrivals;
   unsigned atomic_ready;
   unsigned atomic_departures;
-  /// rk::single_pass under the reproducible tree: blocks arrived at each part boundary that cuts
-  /// a node (0, 1 or 2; the second resets it).
-  unsigned boundary_arrivals[max_tree_parts + 1];
 };
 
 /// Device scratch for one call: held from lease_scratch until close(), which the call makes once

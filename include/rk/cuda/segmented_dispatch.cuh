@@ -124,7 +124,7 @@ struct segmented_launch
     long_grid = max_grid<long_kernel>(vector_agent::tuning, vector_agent::block_threads, device);
     long_segment_list list{};
     list.parts_target = long_grid;
-    counter_words     = 2 + static_cast<std::size_t>(list.parts_capacity()) + capacity + capacity;
+    counter_words     = 2 + capacity;
     counters_bytes    = align_up(counter_words * sizeof(unsigned), 256);
     list_bytes        = align_up((5 * capacity + 1) * sizeof(offset_t), 256);
     values_bytes =
@@ -146,8 +146,7 @@ struct segmented_launch
     auto* counters         = reinterpret_cast<unsigned*>(base);
     list.appended          = counters;
     list.parts_taken       = counters + 1;
-    list.boundary_arrivals = counters + 2;
-    list.segment_arrivals  = counters + 2 + list.parts_capacity() + capacity;
+    list.segment_arrivals  = counters + 2;
     auto* arrays           = reinterpret_cast<offset_t*>(base + counters_bytes);
     list.segment           = arrays;
     list.first_item        = arrays + capacity;

@@ -81,7 +81,6 @@ struct long_segment_list
   offset_t* items;             ///< [capacity] its length
   offset_t* order;             ///< [capacity] the listed segment at each place of the queue
   offset_t* part_prefix;       ///< [capacity + 1] parts queued before each place
-  unsigned* boundary_arrivals; ///< [parts_capacity + capacity] blocks arrived at each cut (zero)
   unsigned* segment_arrivals;  ///< [capacity] blocks finished per listed segment (zero)
   offset_t parts_target;       ///< blocks of the long-segment kernel: the plan's fair shares
 
@@ -634,18 +633,17 @@ __global__ void __launch_bounds__(VectorAgent::block_threads,
     else if constexpr (SinglePass)
     {
       // As single_pass_kernel: the barrier orders warp 0's stores of nodes and pieces before
-      // thread 0's releases; the last block of the segment runs the final tree and resets the
+      // thread 0's release; the last block of the segment finishes its tree and resets the
       // segment's counter.
       __syncthreads();
       if (threadIdx.x == 0)
       {
-        arrive_at_cuts(split, part, outputs, list.boundary_arrivals + prefix + place, op);
         is_last = arrive_last(list.segment_arrivals[entry], static_cast<unsigned>(parts));
       }
       __syncthreads();
       if (is_last)
       {
-        const T all = final_tree<block_threads, T>(outputs.nodes, split.nodes(), op);
+        const T all = finish_split<block_threads, T>(split, outputs, op);
         if (threadIdx.x == 0)
         {
           out[s] = apply_init(init, all, op);

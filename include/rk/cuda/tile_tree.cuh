@@ -3,14 +3,15 @@
 // values, shared by rk::two_pass and rk::single_pass; they differ only in who finishes the nodes
 // that a block boundary cuts and who runs the final pass (rk/cuda/kernels.cuh).
 //
-// A block owns the tiles of one part of the tile_split. It walks them in groups of whole,
-// 32-aligned windows: every warp loads and reduces its tiles of the group (InFlight at a time),
-// one value per tile goes to shared memory, and warp 0 runs the tree over each window with one
-// shuffle per level. Where the window's nodes reach the part's node level they are stored as node
-// values; nodes above a window (levels 5 and up) are built by warp 0's lane 0 from window values,
-// with the pending left children kept in shared memory. The largest nodes that lie inside the
-// part but inside no node of the part's own are "pieces": they are stored per part boundary and
-// level, and whoever finishes the cut node puts them together (assemble_node).
+// A block owns the tiles of one part of the tile_split. It walks them from its first tile in
+// rounds: every warp loads InFlight tiles and reduces each to one value, which goes to a ring in
+// shared memory; after a few rounds (a batch) a barrier, and warp 0 runs the tree over each window
+// (32 aligned tiles) whose tiles are all in, with one shuffle per level. Where the window's nodes
+// reach the part's node level they are stored as node values; nodes above a window (levels 5 and
+// up) are built by warp 0's lane 0 from window values, with the pending left children kept in
+// shared memory. The largest nodes that lie inside the part but inside no node of the part's own
+// are "pieces": they are stored per part boundary and level, and the block that finishes the
+// split puts each cut node together from them (assemble_cut_node).
 
 #include <rk/cuda/block_reduce.cuh>
 #include <rk/cuda/input.cuh>
@@ -228,17 +229,96 @@ __device__ void window_tree(T x, offset_t w0, const part_results<T>& results, T*
   }
 }
 
+/// Shared memory the block body's tile values may take where it has a choice (64 values of the
+/// largest T, rk::detail::max_value_bytes).
+inline constexpr int staging_bytes = 16384;
+
+/// How the block body (tree_reduce_part) stages tile values for warp 0's window trees: tiles are
+/// loaded in rounds of `warps * InFlight` (every warp issues InFlight tiles' loads, then reduces
+/// them), `rounds` rounds between two barriers (a batch), into a ring of shared memory that holds
+/// a batch being written while warp 0 reads the windows of the batch before it.
+template <int BlockThreads, int InFlight, class T>
+struct tile_staging
+{
+  static constexpr int round_tiles = BlockThreads / warp_threads * InFlight;
+  /// Ring slots `batch_tiles` need: a batch being written, the batch before it and the head of
+  /// the window that batch began in.
+  static constexpr int ring_for(int batch_tiles)
+  {
+    int ring = warp_threads;
+    while (ring < warp_threads - 1 + 2 * batch_tiles)
+    {
+      ring *= 2;
+    }
+    return ring;
+  }
+  /// Rounds per barrier: 64 tiles' worth (the grid-ordered body has a barrier every 64 chunks),
+  /// fewer where the ring would outgrow staging_bytes.
+  static constexpr int pick_rounds()
+  {
+    int r = round_tiles >= 64 ? 1 : 64 / round_tiles;
+    while (r > 1 && ring_for(r * round_tiles) * sizeof(T) > staging_bytes)
+    {
+      r /= 2;
+    }
+    return r;
+  }
+  static constexpr int rounds      = pick_rounds();
+  static constexpr int batch_tiles = rounds * round_tiles;
+  static constexpr int ring_tiles  = ring_for(batch_tiles);
+  static_assert(ring_tiles * sizeof(T) <= 3 * staging_bytes,
+                "rk tuning: the block body keeps about 2 * block_threads / 32 * chunks_in_flight values of T in "
+                "shared memory, more than fits: lower chunks_in_flight or block_threads, or reduce a smaller T");
+};
+
+/// Warp 0: runs the tree of every window from `next_window` on whose tiles in the part are all in
+/// the ring (`loaded_end` is the end of the tiles stored so far), and moves `next_window` past them.
+template <class T, class Op>
+__device__ __forceinline__ void run_loaded_windows(offset_t& next_window, offset_t loaded_end, const T* ring,
+                                                   offset_t ring_mask, const part_results<T>& results, T* pending,
+                                                   Op& op, int lane)
+{
+  const tile_span& span = results.span;
+  const int node_level  = results.split.node_level;
+  for (; next_window < loaded_end && (next_window + warp_threads <= loaded_end || loaded_end == span.end);
+       next_window += warp_threads)
+  {
+    const offset_t tile = next_window + lane;
+    uninitialized<T> x;
+    if (tile >= span.begin && tile < span.end)
+    {
+      x.emplace(ring[tile & ring_mask]);
+    }
+    if (next_window >= span.begin && next_window + warp_threads <= span.end && node_level >= window_level)
+    {
+      // A whole window inside the part: its tree is the warp reduction's.
+      const T window = warp_reduce(x.value, op, lane);
+      if (lane == 0)
+      {
+        climb_from_window(next_window, window, results, pending, op);
+      }
+    }
+    else
+    {
+      window_tree(x.value, next_window, results, pending, op, lane);
+    }
+  }
+}
+
 /// The shared body: block `part` reduces its tiles and stores its node values and pieces. When the
 /// split has a single node, thread 0 also returns it (the caller can finish without a round trip
 /// through memory).
+///
+/// The block walks its tiles from the first, whatever their alignment, so a part of r rounds' worth
+/// of tiles costs r memory round trips; warp 0 runs the tree of every window whose tiles are all
+/// in after each batch.
 template <int BlockThreads, int InFlight, int LaneItems, class T, class It, class Chunks, class Op>
 __device__ maybe<T> tree_reduce_part(It first, const Chunks& chunks, const tree_plan& plan, offset_t part,
                                      const tree_outputs<T>& out, Op& op)
 {
-  constexpr int warps             = BlockThreads / warp_threads;
-  constexpr int step_tiles        = warps * InFlight;
-  constexpr int windows_per_group = step_tiles > warp_threads ? step_tiles / warp_threads : 1;
-  constexpr int group_tiles       = windows_per_group * warp_threads;
+  using staging = tile_staging<BlockThreads, InFlight, T>;
+  constexpr int round_tiles = staging::round_tiles;
+  constexpr offset_t ring_mask = staging::ring_tiles - 1;
   const int lane = static_cast<int>(threadIdx.x) % warp_threads;
   const int warp = static_cast<int>(threadIdx.x) / warp_threads;
 
@@ -248,60 +328,56 @@ __device__ maybe<T> tree_reduce_part(It first, const Chunks& chunks, const tree_
   const tile_span& span     = results.span;
   const offset_t full_tiles = plan.items / (offset_t{warp_threads} * LaneItems);
 
-  // Double-buffered so the warps fill the next group while warp 0 runs this one's trees.
-  __shared__ alignas(T) unsigned char tiles_raw[2][group_tiles * sizeof(T)];
+  __shared__ alignas(T) unsigned char ring_raw[staging::ring_tiles * sizeof(T)];
   __shared__ alignas(T) unsigned char pending_raw[max_node_level * sizeof(T)];
+  T* ring    = reinterpret_cast<T*>(ring_raw);
   T* pending = reinterpret_cast<T*>(pending_raw);
 
-  int buffer = 0;
-  for (offset_t group = span.begin / warp_threads * warp_threads; group < span.end; group += group_tiles, buffer ^= 1)
+  // The short last tile, if the part has it, is reduced after the full ones (by warp 0, into the
+  // ring, before its window's tree): the rounds then need no per-tile test of it.
+  const offset_t full_end  = span.end < full_tiles ? span.end : full_tiles;
+  offset_t next_window     = span.begin / warp_threads * warp_threads; // warp 0's: the first window not yet run
+  for (offset_t batch = span.begin; batch < span.end; batch += staging::batch_tiles)
   {
-    T* tile_values = reinterpret_cast<T*>(tiles_raw[buffer]);
-    for (int t = warp * InFlight; t < group_tiles; t += step_tiles)
+    const offset_t batch_end = batch + staging::batch_tiles < span.end ? batch + staging::batch_tiles : span.end;
+    const offset_t full_batch_end = batch_end < full_end ? batch_end : full_end;
+    for (offset_t round = batch; round < full_batch_end; round += round_tiles)
     {
+      const offset_t mine = round + warp * InFlight;
       typename Chunks::fragment f[InFlight];
 #pragma unroll
       for (int u = 0; u < InFlight; ++u)
       {
-        const offset_t tile = group + t + u;
-        if (t + u < group_tiles && tile >= span.begin && tile < span.end && tile < full_tiles)
+        if (mine + u < full_batch_end)
         {
-          chunks.load(tile, lane, f[u], op);
+          chunks.load(mine + u, lane, f[u], op);
         }
       }
 #pragma unroll
       for (int u = 0; u < InFlight; ++u)
       {
-        const offset_t tile = group + t + u;
-        if (t + u < group_tiles && tile >= span.begin && tile < span.end)
+        if (mine + u < full_batch_end)
         {
-          const T value = tile < full_tiles ? warp_reduce(chunks.reduce(f[u], op), op, lane)
-                                            : short_tile_value<LaneItems, T>(first, plan.items, tile, op, lane);
+          const T value = warp_reduce(chunks.reduce(f[u], op), op, lane);
           if (lane == 0)
           {
-            ::new (static_cast<void*>(tile_values + t + u)) T(value);
+            ::new (static_cast<void*>(ring + ((mine + u) & ring_mask))) T(value);
           }
         }
+      }
+    }
+    if (batch_end == span.end && full_end < span.end && warp == 0)
+    {
+      const T value = short_tile_value<LaneItems, T>(first, plan.items, full_end, op, lane);
+      if (lane == 0)
+      {
+        ::new (static_cast<void*>(ring + (full_end & ring_mask))) T(value);
       }
     }
     __syncthreads();
     if (warp == 0)
     {
-      for (int w = 0; w < windows_per_group; ++w)
-      {
-        const offset_t w0   = group + offset_t{w} * warp_threads;
-        const offset_t tile = w0 + lane;
-        if (w0 >= span.end)
-        {
-          break;
-        }
-        uninitialized<T> x;
-        if (tile >= span.begin && tile < span.end)
-        {
-          x.emplace(tile_values[w * warp_threads + lane]);
-        }
-        window_tree(x.value, w0, results, pending, op, lane);
-      }
+      run_loaded_windows(next_window, batch_end, ring, ring_mask, results, pending, op, lane);
     }
   }
   return root;
@@ -310,16 +386,69 @@ __device__ maybe<T> tree_reduce_part(It first, const Chunks& chunks, const tree_
 
 namespace rk::detail
 {
-/// Puts together the node that the boundary before part `boundary` cuts, from the pieces both
-/// parts stored, and stores it among the node values (one thread).
+/// Pieces of a cut node whose loads a thread issues before it combines them (one memory round trip
+/// per four levels instead of one per level). With eight, and eight node values in final_tree,
+/// two-pass's second kernel took 96-105 registers (ptxas, sm_90) against 40-46 with four.
+inline constexpr int cut_pieces_in_flight = 4;
+
+/// Puts together the node that the boundary before part `boundary` cuts from the pieces both parts
+/// stored. Climbing from the cut: the node of level j over the first tile right of the cut is,
+/// one level up, its left sibling (a piece left of the cut) on its left, or its right sibling (a
+/// piece right of the cut, absent past the last tile) on its right. It starts as the piece right
+/// of the cut at the cut's alignment level. Entry 0 is that piece, entry e >= 1 the piece at
+/// level low + e - 1; their loads go out cut_pieces_in_flight at a time.
 template <class T, class Op>
-__device__ void finish_cut_node(const tile_split& split, offset_t boundary, const tree_outputs<T>& out, Op& op)
+__device__ T assemble_cut_node(const tile_split& split, offset_t boundary, const T* pieces, Op& op)
 {
-  const T node = assemble_node<T>(split, boundary, op, [&](offset_t slot) { return out.pieces[slot]; });
-  ::new (static_cast<void*>(out.nodes + (split.part_begin(boundary) >> split.node_level))) T(node);
+  const offset_t cut = split.part_begin(boundary);
+  const int low      = __ffsll(static_cast<long long>(cut)) - 1;
+  const int entries  = split.node_level - low + 1;
+  uninitialized<T> acc;
+  for (int e0 = 0; e0 < entries; e0 += cut_pieces_in_flight)
+  {
+    uninitialized<T> piece[cut_pieces_in_flight];
+    bool left[cut_pieces_in_flight];
+#pragma unroll
+    for (int k = 0; k < cut_pieces_in_flight; ++k)
+    {
+      const int e     = e0 + k;
+      const int level = e == 0 ? low : low + e - 1;
+      left[k]         = e > 0 && ((cut >> level) & 1) != 0;
+      const bool here = e < entries && (e == 0 || left[k] || (cut >> level << level) + (offset_t{1} << level) < split.tiles);
+      if (here)
+      {
+        piece[k].emplace(pieces[piece_slot(boundary, left[k] ? piece_side::left : piece_side::right, level)]);
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < cut_pieces_in_flight; ++k)
+    {
+      const int e     = e0 + k;
+      const int level = low + e - 1;
+      if (e == 0)
+      {
+        acc.emplace(piece[k].value);
+      }
+      else if (e < entries)
+      {
+        if (left[k])
+        {
+          acc.value = op(piece[k].value, acc.value);
+        }
+        else if ((cut >> level << level) + (offset_t{1} << level) < split.tiles)
+        {
+          acc.value = op(acc.value, piece[k].value);
+        }
+      }
+    }
+  }
+  return acc.value;
 }
 
-/// Levels of the per-thread fold in final_tree: up to 2^10 node values per thread.
+/// Node values a thread of final_tree loads before it combines them: a grid of up to 1024 nodes
+/// (four per thread of a 256-thread block) costs one memory round trip.
+inline constexpr int final_values_in_flight = 4;
+/// Levels of the per-thread fold in final_tree beyond that: up to 2^10 node values per thread.
 inline constexpr int final_fold_levels = 11;
 
 /// The top of the tree: the pairwise tree over `count` >= 1 node values, with one block. Each
@@ -338,52 +467,65 @@ __device__ T final_tree(const T* values, offset_t count, Op& op)
   if (begin < count)
   {
     const offset_t end = begin + per_thread < count ? begin + per_thread : count;
-    pairwise_fold<T, final_fold_levels> fold;
-    for (offset_t i = begin; i < end; ++i)
+    if (per_thread <= final_values_in_flight)
     {
-      fold.push(values[i], op);
+      // Every load first, then the run's tree bottom-up (a left child without a right one stands
+      // for its parent).
+      const int here = static_cast<int>(end - begin);
+      uninitialized<T> v[final_values_in_flight];
+#pragma unroll
+      for (int i = 0; i < final_values_in_flight; ++i)
+      {
+        if (i < here)
+        {
+          v[i].emplace(values[begin + i]);
+        }
+      }
+#pragma unroll
+      for (int width = 1; width < final_values_in_flight; width *= 2)
+      {
+#pragma unroll
+        for (int i = 0; i + width < final_values_in_flight; i += 2 * width)
+        {
+          if (i + width < here)
+          {
+            v[i].value = op(v[i].value, v[i + width].value);
+          }
+        }
+      }
+      mine.emplace(v[0].value);
     }
-    mine.emplace(fold.finish(op));
+    else
+    {
+      pairwise_fold<T, final_fold_levels> fold;
+      for (offset_t i = begin; i < end; ++i)
+      {
+        fold.push(values[i], op);
+      }
+      mine.emplace(fold.finish(op));
+    }
   }
   return block_combine_prefix<BlockThreads>(mine.value, (count + per_thread - 1) / per_thread, op);
 }
 
-/// rk::single_pass, thread 0 of the block that owns `part`, once a barrier has ordered the block's
-/// stores of nodes and pieces before it: arrives at the cuts at both ends of the part
-/// (`cut_arrivals[b]` counts the blocks at boundary b); the second block at a cut finishes that
-/// node and resets the counter for the next call. acq_rel pairs the first block's pieces with the
-/// second's reads.
-template <class T, class Op>
-__device__ void arrive_at_cuts(const tile_split& split, offset_t part, const tree_outputs<T>& out,
-                               unsigned* cut_arrivals, Op& op)
-{
-  for (offset_t boundary = part; boundary <= part + 1; ++boundary)
-  {
-    if (split.cuts_node(boundary))
-    {
-      ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> cut(cut_arrivals[boundary]);
-      if (cut.fetch_add(1u, ::cuda::std::memory_order_acq_rel) == 1u)
-      {
-        finish_cut_node(split, boundary, out, op);
-        cut.store(0u, ::cuda::std::memory_order_relaxed);
-      }
-    }
-  }
-}
-
-/// rk::two_pass's second step, by one block: finishes every cut node of the split, then runs the
-/// final tree over the node values. Result valid in thread 0.
+/// The end of a split's tree, by one block once every part's nodes and pieces are stored: puts
+/// together every node a part boundary cuts, then runs the final tree over the node values. Run
+/// by rk::two_pass's second kernel and by rk::single_pass's last block. Result valid in thread 0.
 template <int BlockThreads, class T, class Op>
 __device__ T finish_split(const tile_split& split, const tree_outputs<T>& out, Op& op)
 {
-  for (offset_t boundary = 1 + threadIdx.x; boundary < split.parts; boundary += BlockThreads)
+  if (split.has_cuts())
   {
-    if (split.cuts_node(boundary))
+    for (offset_t boundary = 1 + threadIdx.x; boundary < split.parts; boundary += BlockThreads)
     {
-      finish_cut_node(split, boundary, out, op);
+      if (split.cuts_node(boundary))
+      {
+        const T node = assemble_cut_node<T>(split, boundary, out.pieces, op);
+        ::new (static_cast<void*>(out.nodes + (split.part_begin(boundary) >> split.node_level))) T(node);
+      }
     }
+    __syncthreads(); // the cut nodes, stored above, are read below by other threads
   }
-  __syncthreads();
   return final_tree<BlockThreads, T>(out.nodes, split.nodes(), op);
 }
 } // namespace rk::detail
