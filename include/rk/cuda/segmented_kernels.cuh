@@ -16,7 +16,8 @@
 //    long_segments_kernel's blocks take parts from the queue and run rk::reduce's block body
 //    (tree_reduce_part) on each. A segment's parts are put together as rk::reduce's are: by
 //    a second kernel (two_pass), or by the last of its blocks to finish (single_pass: an arrival
-//    counter per listed segment and per cut, each reset by its last user).
+//    counter per listed segment, reset by its last user), which also puts together the nodes its
+//    part boundaries cut.
 
 #include <rk/cuda/kernels.cuh>
 
