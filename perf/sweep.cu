@@ -24,17 +24,20 @@ using shape = rk::fixed_tuning<BlockThreads, LaneUnits, ChunksInFlight, MinChunk
 
 // block_threads x lane_units x chunks_in_flight x min_chunks_per_warp x waves, listed rather than
 // generated so that what gets compiled is plain to see: every entry instantiates rk's kernels once
-// per swept type.
+// per swept type. Under the reproducible tree (the default) a chunk is one tile and lane_units
+// plays no part, so the list varies the others.
 // clang-format off
 using sweep_shapes = std::tuple<
-  shape<512, 2, 4, 4, 1>, shape<512, 2, 4, 4, 2>, shape<512, 2, 4, 4, 4>, shape<256, 2, 4, 4, 1>,
-  shape<256, 2, 4, 4, 2>, shape<256, 2, 4, 4, 4>, shape<256, 2, 2, 2, 1>, shape<256, 2, 2, 2, 4>,
-  shape<512, 2, 2, 2, 1>, shape<512, 2, 2, 2, 4>, shape<256, 1, 4, 4, 1>, shape<256, 1, 4, 4, 4>,
-  shape<512, 1, 8, 8, 2>, shape<1024, 1, 4, 4, 2>, shape<512, 2, 4, 1, 2>, shape<256, 2, 4, 1, 4>>;
+  shape<256, 2, 2, 1, 1>, shape<256, 2, 2, 4, 1>, shape<256, 2, 4, 2, 1>, shape<256, 2, 4, 4, 1>,
+  shape<256, 2, 2, 2, 2>, shape<256, 2, 4, 4, 2>, shape<512, 2, 2, 2, 1>, shape<512, 2, 2, 2, 2>,
+  shape<512, 2, 4, 4, 1>, shape<512, 2, 1, 1, 1>, shape<512, 2, 1, 2, 2>, shape<128, 2, 4, 4, 1>,
+  shape<128, 2, 4, 2, 2>, shape<128, 2, 2, 2, 2>, shape<1024, 2, 1, 1, 1>, shape<1024, 2, 2, 2, 1>>;
 // clang-format on
 
 /// How the row of rk's default tuning is labelled (followed by its shape).
 const std::string default_label = "default ";
+/// The row of rk's default shapes with the grid-ordered tree: what the reproducible tree is held to.
+const std::string grid_label = "grid-ordered";
 
 /// "256/1/4/1": the shape a provider gives T's vectorized path.
 template <class Provider, class T>
@@ -56,6 +59,9 @@ void sweep_size(run_context& ctx, cub_storage& cub, input_slices<T>& in, int log
   const std::string default_name    = default_label + shape_name<rk::default_tuning, T>();
   contenders.push_back(
     checked_rk_contender(ctx, type, log2, default_name, rk::single_pass, in, T{}, rk::plus{}, want, "CUB"));
+  contenders.push_back(checked_rk_contender(ctx, type, log2, grid_label,
+                                            rk::single_pass.tuned<rk::grid_ordered_tuning>(), in, T{}, rk::plus{},
+                                            want, "CUB"));
   std::apply(
     [&](auto... shapes) {
       (contenders.push_back(checked_rk_contender(ctx, type, log2, shape_name<decltype(shapes), T>(),
@@ -74,13 +80,14 @@ void sweep_size(run_context& ctx, cub_storage& cub, input_slices<T>& in, int log
 void print_type(const std::string& type, const std::vector<int>& log2_sizes, const std::vector<measurement>& results)
 {
   markdown_table table({"n", "variant", "us/call", "spread %", "GB/s", "% probe", "vs CUB"}, 2);
-  markdown_table best({"n", "fastest shape", "us/call", "% probe", "vs default"}, 2);
+  markdown_table best({"n", "fastest shape", "us/call", "% probe", "vs default", "vs grid-ordered"}, 2);
   for (const int log2 : log2_sizes)
   {
     const measurement* cub         = find(results, type, log2, "cub");
     const measurement* probe       = find(results, type, log2, "probe");
     const measurement* fastest     = nullptr;
     const measurement* default_row = nullptr;
+    const measurement* grid_row    = find(results, type, log2, grid_label);
     for (const auto& m : results)
     {
       if (m.type != type || m.log2n != log2 || !m.device)
@@ -91,7 +98,7 @@ void print_type(const std::string& type, const std::vector<int>& log2_sizes, con
                      fixed(spread_percent(m.device->samples_us), 1), fixed(m.gbps(), 1),
                      relative_speed(results, m, probe, 100, 1), relative_speed(results, m, cub, 1, 2)});
       const bool is_default = m.impl.rfind(default_label, 0) == 0;
-      const bool is_shape   = !is_default && m.impl != "cub" && m.impl != "probe";
+      const bool is_shape   = !is_default && m.impl != "cub" && m.impl != "probe" && m.impl != grid_label;
       if (is_default)
       {
         default_row = &m;
@@ -105,13 +112,14 @@ void print_type(const std::string& type, const std::vector<int>& log2_sizes, con
     {
       best.add_row({power_of_two(log2), fastest->impl, fixed(fastest->device->median_us, 2),
                     relative_speed(results, *fastest, probe, 100, 1),
-                    relative_speed(results, *fastest, default_row, 1, 2)});
+                    relative_speed(results, *fastest, default_row, 1, 2),
+                    relative_speed(results, *fastest, grid_row, 1, 2)});
     }
   }
   std::cout << "\n## " << type << " sum, rk::single_pass\n\n"
-            << "variant = block_threads/lane_units/chunks_in_flight/min_chunks_per_warp\n\n";
+            << "variant = block_threads/lane_units/chunks_in_flight/min_chunks_per_warp/waves\n\n";
   table.print(std::cout);
-  std::cout << "\nFastest shape per size (vs default = default time / fastest time):\n\n";
+  std::cout << "\nFastest shape per size (vs default = default time / fastest time; vs grid-ordered likewise):\n\n";
   best.print(std::cout);
   std::cout.flush();
 }

@@ -120,13 +120,13 @@ struct part_results
   tile_split split;
   tile_span span;
   offset_t part;
-  maybe<T>* single_root; ///< where the only node goes when the split has one (thread 0's), else null
+  T* single_root; ///< where the only node goes when the split has one (shared memory), else null
 
   __device__ void node(offset_t a, const T& v) const
   {
     if (single_root != nullptr)
     {
-      single_root->set(v);
+      ::new (static_cast<void*>(single_root)) T(v);
       return;
     }
     ::new (static_cast<void*>(out.nodes + (a >> split.node_level))) T(v);
@@ -184,6 +184,15 @@ __device__ void climb_from_window(offset_t a, T v, const part_results<T>& result
   }
 }
 
+/// Where tile `x` lies relative to the window starting at tile w0, clamped to [0, 32]: the
+/// window's tree needs the part's bounds and the tree's end only to that precision, and in 32 bits
+/// its per-level tests are a few instructions (64-bit ones made warp 0's tree over a window, on
+/// every call's critical path, several hundred cycles longer).
+__device__ __forceinline__ int window_offset(offset_t x, offset_t w0)
+{
+  return x <= w0 ? 0 : x - w0 >= warp_threads ? warp_threads : static_cast<int>(x - w0);
+}
+
 /// Warp 0's tree over one window of 32 tiles (lane i holds tile w0 + i where that tile is in the
 /// part). Levels below min(node level, 5) are done with shuffles; their largest nodes in the part
 /// are stored, and a whole window climbs on.
@@ -193,38 +202,68 @@ __device__ void window_tree(T x, offset_t w0, const part_results<T>& results, T*
   const tile_span& span = results.span;
   const int node_level  = results.split.node_level;
   const int top         = node_level < window_level ? node_level : window_level;
-  const offset_t a      = w0 + lane;
-  for (int level = 0; level < top; ++level)
+  const int lo          = window_offset(span.begin, w0);
+  const int hi          = window_offset(span.end, w0);
+  const int end         = window_offset(span.tiles, w0);
+  // tile_span::complete, for the node of `width` tiles at window offset l.
+  const auto complete = [&](int l, int width) { return l >= lo && l < end && (l + width < end ? l + width : end) <= hi; };
+  if (results.split.align_level >= top)
   {
-    const int width = 1 << level;
-    const T right   = shuffle_down(x, static_cast<unsigned>(width));
-    if (lane % (2 * width) == 0 && span.right_sibling_exists(a, level))
+    // The part's bounds are node boundaries (or the end of the tiles), so every node below the
+    // top level lies wholly inside the part or wholly outside it: no pieces, and a node of the
+    // part combines with its right sibling wherever that has a tile.
+#pragma unroll
+    for (int level = 0; level < window_level; ++level)
     {
-      const bool left_in  = span.complete(a, level);
-      const bool right_in = span.complete(a + width, level);
-      if (left_in && right_in)
+      if (level < top)
       {
-        x = op(x, right);
-      }
-      else if (left_in)
-      {
-        results.piece(a, level, x);
-      }
-      else if (right_in)
-      {
-        results.piece(a + width, level, right);
+        const int width = 1 << level;
+        const T right   = shuffle_down(x, static_cast<unsigned>(width));
+        if ((lane & (2 * width - 1)) == 0 && lane >= lo && lane + width < hi)
+        {
+          x = op(x, right);
+        }
       }
     }
   }
-  if (lane % (1 << top) == 0 && span.complete(a, top))
+  else
+  {
+#pragma unroll
+    for (int level = 0; level < window_level; ++level)
+    {
+      if (level < top)
+      {
+        const int width = 1 << level;
+        const T right   = shuffle_down(x, static_cast<unsigned>(width));
+        if ((lane & (2 * width - 1)) == 0 && lane + width < end) // the right sibling has a tile
+        {
+          const bool left_in  = complete(lane, width);
+          const bool right_in = complete(lane + width, width);
+          if (left_in && right_in)
+          {
+            x = op(x, right);
+          }
+          else if (left_in)
+          {
+            results.piece(w0 + lane, level, x);
+          }
+          else if (right_in)
+          {
+            results.piece(w0 + lane + width, level, right);
+          }
+        }
+      }
+    }
+  }
+  if ((lane & ((1 << top) - 1)) == 0 && complete(lane, 1 << top))
   {
     if (top == node_level)
     {
-      results.node(a, x);
+      results.node(w0 + lane, x);
     }
     else
     {
-      climb_from_window(a, x, results, pending, op); // lane 0: the whole window is in the part
+      climb_from_window(w0 + lane, x, results, pending, op); // lane 0: the whole window is in the part
     }
   }
 }
@@ -306,8 +345,8 @@ __device__ __forceinline__ void run_loaded_windows(offset_t& next_window, offset
 }
 
 /// The shared body: block `part` reduces its tiles and stores its node values and pieces. When the
-/// split has a single node, thread 0 also returns it (the caller can finish without a round trip
-/// through memory).
+/// split has a single node, every thread returns it instead (the caller can finish without a round
+/// trip through memory).
 ///
 /// The block walks its tiles from the first, whatever their alignment, so a part of r rounds' worth
 /// of tiles costs r memory round trips; warp 0 runs the tree of every window whose tiles are all
@@ -322,16 +361,18 @@ __device__ maybe<T> tree_reduce_part(It first, const Chunks& chunks, const tree_
   const int lane = static_cast<int>(threadIdx.x) % warp_threads;
   const int warp = static_cast<int>(threadIdx.x) / warp_threads;
 
-  maybe<T> root;
-  const tile_split& split = plan.split;
-  const part_results<T> results{out, split, split.span(part), part, split.nodes() == 1 ? &root : nullptr};
-  const tile_span& span     = results.span;
-  const offset_t full_tiles = plan.items / (offset_t{warp_threads} * LaneItems);
-
   __shared__ alignas(T) unsigned char ring_raw[staging::ring_tiles * sizeof(T)];
   __shared__ alignas(T) unsigned char pending_raw[max_node_level * sizeof(T)];
+  __shared__ alignas(T) unsigned char root_raw[sizeof(T)]; // in shared memory: a local's address spills it
   T* ring    = reinterpret_cast<T*>(ring_raw);
   T* pending = reinterpret_cast<T*>(pending_raw);
+  T* root    = reinterpret_cast<T*>(root_raw);
+
+  const tile_split& split   = plan.split;
+  const bool single_node    = split.nodes() == 1;
+  const part_results<T> results{out, split, split.span(part), part, single_node ? root : nullptr};
+  const tile_span& span     = results.span;
+  const offset_t full_tiles = plan.items / (offset_t{warp_threads} * LaneItems);
 
   // The short last tile, if the part has it, is reduced after the full ones (by warp 0, into the
   // ring, before its window's tree): the rounds then need no per-tile test of it.
@@ -380,7 +421,13 @@ __device__ maybe<T> tree_reduce_part(It first, const Chunks& chunks, const tree_
       run_loaded_windows(next_window, batch_end, ring, ring_mask, results, pending, op, lane);
     }
   }
-  return root;
+  maybe<T> whole;
+  if (single_node)
+  {
+    __syncthreads(); // thread 0 stored the only node (it starts at tile 0): every thread reads it
+    whole.set(*root);
+  }
+  return whole;
 }
 } // namespace rk::detail
 
@@ -457,11 +504,12 @@ inline constexpr int final_fold_levels = 11;
 template <int BlockThreads, class T, class Op>
 __device__ T final_tree(const T* values, offset_t count, Op& op)
 {
-  offset_t per_thread = 1;
-  while (per_thread * BlockThreads < count)
+  int per_thread_log2 = 0;
+  while ((offset_t{BlockThreads} << per_thread_log2) < count)
   {
-    per_thread *= 2;
+    ++per_thread_log2;
   }
+  const offset_t per_thread = offset_t{1} << per_thread_log2;
   const offset_t begin = offset_t{threadIdx.x} * per_thread;
   uninitialized<T> mine;
   if (begin < count)
@@ -505,7 +553,7 @@ __device__ T final_tree(const T* values, offset_t count, Op& op)
       mine.emplace(fold.finish(op));
     }
   }
-  return block_combine_prefix<BlockThreads>(mine.value, (count + per_thread - 1) / per_thread, op);
+  return block_combine_prefix<BlockThreads>(mine.value, (count + per_thread - 1) >> per_thread_log2, op);
 }
 
 /// The end of a split's tree, by one block once every part's nodes and pieces are stored: puts
