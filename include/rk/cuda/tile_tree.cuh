@@ -207,11 +207,14 @@ __device__ void window_tree(T x, offset_t w0, const part_results<T>& results, T*
   const int end         = window_offset(span.tiles, w0);
   // tile_span::complete, for the node of `width` tiles at window offset l.
   const auto complete = [&](int l, int width) { return l >= lo && l < end && (l + width < end ? l + width : end) <= hi; };
-  if (results.split.align_level >= top)
+  const int top_mask = (1 << top) - 1;
+  if ((lo & top_mask) == 0 && ((hi & top_mask) == 0 || hi == end))
   {
-    // The part's bounds are node boundaries (or the end of the tiles), so every node below the
+    // The part's bounds within the window are boundaries of top-level nodes (or the end of the
+    // tiles): always so for a node-aligned split or a window inside the part. Every node below the
     // top level lies wholly inside the part or wholly outside it: no pieces, and a node of the
-    // part combines with its right sibling wherever that has a tile.
+    // part combines with its right sibling wherever that has a tile (a whole window: the warp
+    // reduction's tree).
 #pragma unroll
     for (int level = 0; level < window_level; ++level)
     {
@@ -318,7 +321,6 @@ __device__ __forceinline__ void run_loaded_windows(offset_t& next_window, offset
                                                    Op& op, int lane)
 {
   const tile_span& span = results.span;
-  const int node_level  = results.split.node_level;
   for (; next_window < loaded_end && (next_window + warp_threads <= loaded_end || loaded_end == span.end);
        next_window += warp_threads)
   {
@@ -328,19 +330,7 @@ __device__ __forceinline__ void run_loaded_windows(offset_t& next_window, offset
     {
       x.emplace(ring[tile & ring_mask]);
     }
-    if (next_window >= span.begin && next_window + warp_threads <= span.end && node_level >= window_level)
-    {
-      // A whole window inside the part: its tree is the warp reduction's.
-      const T window = warp_reduce(x.value, op, lane);
-      if (lane == 0)
-      {
-        climb_from_window(next_window, window, results, pending, op);
-      }
-    }
-    else
-    {
-      window_tree(x.value, next_window, results, pending, op, lane);
-    }
+    window_tree(x.value, next_window, results, pending, op, lane);
   }
 }
 
