@@ -14,9 +14,6 @@
 #include <stdexcept>
 #include <utility>
 
-#ifndef RK_PERF_COMMIT
-#  define RK_PERF_COMMIT "unknown"
-#endif
 #ifndef RK_PERF_BUILD_TYPE
 #  define RK_PERF_BUILD_TYPE "unknown"
 #endif
@@ -121,12 +118,6 @@ device_info query_device()
 std::string cuda_version_string(int version)
 {
   return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
-}
-
-std::string commit_id()
-{
-  const char* override_commit = std::getenv("RK_COMMIT");
-  return override_commit != nullptr && *override_commit != '\0' ? override_commit : RK_PERF_COMMIT;
 }
 
 std::string utc_timestamp()

@@ -7,6 +7,7 @@
 // No rk header here: the peer compiles this file against another CCCL than rk_perf does, and one
 // binary never mixes two CCCL versions. What needs rk lives in rk_cases.cuh.
 
+#include "commit.hpp"
 #include "cuda_check.cuh"
 #include "trials.cuh"
 
@@ -144,10 +145,6 @@ device_info query_device();
 /// "13.0" from 13000.
 std::string cuda_version_string(int version);
 
-/// The commit the suite was configured at (RK_PERF_COMMIT), unless the RK_COMMIT environment
-/// variable overrides it (the configure-time value goes stale when one commits without
-/// reconfiguring).
-std::string commit_id();
 
 /// The current UTC time, ISO 8601.
 std::string utc_timestamp();

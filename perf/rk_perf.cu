@@ -174,7 +174,7 @@ void print_usage(std::ostream& os)
         "  --sweep           tuning sweep instead of the suite: rk::single_pass with a grid of launch\n"
         "                    shapes, int32/float/double at 2^14,18,22,26,28 (--sizes/--types narrow it)\n"
         "Default --json: rk_perf.json.\n"
-        "Environment: RK_COMMIT overrides the commit recorded at configure time.\n"
+        "Environment: RK_COMMIT overrides the commit recorded at build time.\n"
         "Exit status: 0, 1 if a result disagreed with its reference, 2 on an error.\n";
 }
 

@@ -12,6 +12,7 @@
 //   rk_perf_family [--quick] [--sizes 20,24,28] [--only transform_reduce|arg_min|reduce_by_key]
 
 #include "cuda_check.cuh"
+#include "commit.hpp"
 #include "trials.cuh"
 
 #include <rk/reduce.cuh>
@@ -242,8 +243,7 @@ int main(int argc, char** argv)
   }
   cudaDeviceProp prop{};
   RK_PERF_CHECK(cudaGetDeviceProperties(&prop, 0));
-  const char* commit = std::getenv("RK_COMMIT");
-  std::cout << "# rk_perf_family\n\n- GPU: " << prop.name << "\n- commit " << (commit ? commit : "unknown") << ", CUB "
+  std::cout << "# rk_perf_family\n\n- GPU: " << prop.name << "\n- commit " << rk_perf::commit_id() << ", CUB "
             << CUB_VERSION << "\n- medians of interleaved trials; ratios paired per trial\n";
   cudaStream_t stream;
   RK_PERF_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));

@@ -10,6 +10,7 @@
 
 #include "../test/support/segments.hpp"
 #include "cuda_check.cuh"
+#include "commit.hpp"
 #include "trials.cuh"
 
 #include <rk/reduce.cuh>
@@ -218,8 +219,7 @@ int main(int argc, char** argv)
   }
   cudaDeviceProp prop{};
   RK_PERF_CHECK(cudaGetDeviceProperties(&prop, 0));
-  const char* commit = std::getenv("RK_COMMIT");
-  std::cout << "# rk_perf_segmented\n\n- GPU: " << prop.name << "\n- commit " << (commit ? commit : "unknown")
+  std::cout << "# rk_perf_segmented\n\n- GPU: " << prop.name << "\n- commit " << rk_perf::commit_id()
             << ", CUB " << CUB_VERSION << "\n- CSR form, int32 offsets; times are medians of interleaved trials; ratios "
                "are paired per trial\n";
   std::stringstream ts(types), ss;
