@@ -59,8 +59,8 @@ offset_t reduce_runs(const gpu_policy<Backend, Provider>& policy, Keys keys, std
 
   launch_kernel(store_init_kernel<Head>, 1, 1, stream, "rk::reduce_by_key: closing the last run",
                 static_cast<Head>(n), heads + count);
-  launch.enqueue(values, segments_type{heads, count}, run_values, init, op, base + heads_bytes + cub_bytes, stream,
-                 device);
+  launch.enqueue(values, segments_type{heads, count}, run_values, init, op, base + heads_bytes + cub_bytes,
+                 scratch.counters, stream, device);
   scratch.close();
   throw_on_error(cudaStreamSynchronize(stream), "rk::reduce_by_key: waiting for the run values");
   return count;

@@ -59,15 +59,29 @@ const device_facts& current_device_facts();
 /// and ~7 KB of spill traffic (correct, but slow). Up to 16 bytes is the fast range.
 inline constexpr std::size_t max_value_bytes = 256;
 
-/// The words the GPU backends synchronize through. Each kernel returns every word it raised to
-/// zero before it ends (by subtracting what its blocks added), so the next user of the scratch
-/// starts clean; this holds because no two grids that can overlap share scratch.
+/// Segments on rk::segmented_reduce's long list at most; the scratch holds their parts' nodes and
+/// pieces, and sync_counters an arrival word for each. A segment that finds the list full goes to
+/// a warp, which is slow for millions of items: Pareto lengths (u^-1.26) at 2^28 doubles have
+/// 4,421 segments of more than 16 tiles, past the 4096 this was (that run took 148 ms on the H100,
+/// CUB 14.6 ms).
+inline constexpr int long_segment_capacity = 8192;
+
+/// The words the GPU backends synchronize through. Each call's kernels return every word they
+/// raised to zero before the last of them ends (by subtracting what their blocks added, or by the
+/// last block to leave), so the next user of the scratch starts clean without a memset; this holds
+/// because no two grids that can overlap share scratch.
 struct sync_counters
 {
   unsigned single_pass_arrivals;
   unsigned atomic_arrivals;
   unsigned atomic_ready;
   unsigned atomic_departures;
+  /// rk::segmented_reduce's long list (rk/cuda/segmented_kernels.cuh): segments offered to it,
+  /// parts its blocks have taken, blocks that have left, and blocks finished per listed segment.
+  unsigned long_appended;
+  unsigned long_parts_taken;
+  unsigned long_departures;
+  unsigned long_segment_arrivals[long_segment_capacity];
 };
 
 /// Device scratch for one call: held from lease_scratch until close(), which the call makes once

@@ -89,8 +89,9 @@ explanation explain_segmented_dispatch(const gpu_policy<Backend, Provider>&, std
 
 namespace detail
 {
-/// One segmented reduction's launches and the scratch they need: [counters | long-list arrays |
-/// node and piece values]. The size depends on the device and T, not on the segments (the long
+/// One segmented reduction's launches and the scratch they need: [long-list arrays | node and
+/// piece values], plus the lease's sync_counters, which the kernels leave at zero as they found
+/// them (no memset per call). The size depends on the device and T, not on the segments (the long
 /// list has a fixed capacity), so a caller that needs scratch of its own (rk::reduce_by_key) can
 /// take both in one lease.
 template <gpu_backend Backend, class Provider, class Input, class Segments, class Output, class T, class Init,
@@ -110,8 +111,6 @@ struct segmented_launch
 
   std::int64_t short_cap;
   std::int64_t long_grid;
-  std::size_t counter_words;
-  std::size_t counters_bytes;
   std::size_t list_bytes;
   std::size_t values_bytes;
 
@@ -124,8 +123,6 @@ struct segmented_launch
     long_grid = max_grid<long_kernel>(vector_agent::tuning, vector_agent::block_threads, device);
     long_segment_list list{};
     list.parts_target = long_grid;
-    counter_words     = 2 + capacity;
-    counters_bytes    = align_up(counter_words * sizeof(unsigned), 256);
     list_bytes        = align_up((5 * capacity + 1) * sizeof(offset_t), 256);
     values_bytes =
       static_cast<std::size_t>(long_segment_list::values_needed<T>(list.parts_target)) * sizeof(T);
@@ -133,45 +130,55 @@ struct segmented_launch
 
   std::size_t scratch_bytes() const
   {
-    return counters_bytes + list_bytes + values_bytes;
+    return list_bytes + values_bytes;
   }
 
-  /// Enqueues the launches on `stream`, with scratch_bytes() of device memory at `scratch`.
+  /// Enqueues the launches on `stream`, with scratch_bytes() of device memory at `scratch` and the
+  /// lease's `counters` (zero).
   void enqueue(Input input, Segments segments, Output output, Init init, const Op& op, void* scratch,
-               cudaStream_t stream, const device_facts& device) const
+               sync_counters* counters, cudaStream_t stream, const device_facts& device) const
   {
     long_segment_list list{};
     list.parts_target      = long_grid;
+    list.appended          = &counters->long_appended;
+    list.parts_taken       = &counters->long_parts_taken;
+    list.departures        = &counters->long_departures;
+    list.segment_arrivals  = counters->long_segment_arrivals;
     auto* base             = static_cast<unsigned char*>(scratch);
-    auto* counters         = reinterpret_cast<unsigned*>(base);
-    list.appended          = counters;
-    list.parts_taken       = counters + 1;
-    list.segment_arrivals  = counters + 2;
-    auto* arrays           = reinterpret_cast<offset_t*>(base + counters_bytes);
+    auto* arrays           = reinterpret_cast<offset_t*>(base);
     list.segment           = arrays;
     list.first_item        = arrays + capacity;
     list.items             = arrays + 2 * capacity;
     list.order             = arrays + 3 * capacity;
     list.part_prefix       = arrays + 4 * capacity;
-    T* values              = reinterpret_cast<T*>(base + counters_bytes + list_bytes);
+    T* values              = reinterpret_cast<T*>(base + list_bytes);
 
-    throw_on_error(cudaMemsetAsync(counters, 0, counter_words * sizeof(unsigned), stream),
-                   "rk::segmented_reduce: zeroing the long-segment counters");
     unsigned long long* error_word = device_error_word(device.ordinal);
     const std::int64_t short_grid = std::min<std::int64_t>(short_cap, (segments.count + 31) / 32);
     launch_kernel(short_kernel, static_cast<unsigned>(short_grid), segment_block_threads, stream,
                   "rk::segmented_reduce: launching the short-segment kernel", input, segments, output, init, list,
                   error_word, op);
-    launch_kernel(long_segments_plan_kernel<item>, 1, segment_block_threads, stream,
-                  "rk::segmented_reduce: launching the long-segment plan", list);
-    launch_kernel(long_kernel, static_cast<unsigned>(long_grid), vector_agent::block_threads, stream,
-                  "rk::segmented_reduce: launching the long-segment kernel", input, list, values, output, init, op);
-    if constexpr (!single_pass)
+    try
     {
-      constexpr int finish_threads = vector_agent::block_threads;
-      launch_kernel(long_segments_finish_kernel<finish_threads, item, T, Output, Init, Op>,
-                    static_cast<unsigned>(std::min<std::int64_t>(long_grid, capacity)), finish_threads, stream,
-                    "rk::segmented_reduce: launching the long-segment finish kernel", list, values, output, init, op);
+      launch_kernel(long_segments_plan_kernel<item>, 1, segment_block_threads, stream,
+                    "rk::segmented_reduce: launching the long-segment plan", list);
+      launch_kernel(long_kernel, static_cast<unsigned>(long_grid), vector_agent::block_threads, stream,
+                    "rk::segmented_reduce: launching the long-segment kernel", input, list, values, output, init, op);
+      if constexpr (!single_pass)
+      {
+        constexpr int finish_threads = vector_agent::block_threads;
+        launch_kernel(long_segments_finish_kernel<finish_threads, item, T, Output, Init, Op>,
+                      static_cast<unsigned>(std::min<std::int64_t>(long_grid, capacity)), finish_threads, stream,
+                      "rk::segmented_reduce: launching the long-segment finish kernel", list, values, output, init,
+                      op);
+      }
+    }
+    catch (...)
+    {
+      // The short kernel ran and raised the list's counters, and the kernel that would have
+      // zeroed them never will: zero them behind it for the scratch's next user.
+      (void) cudaMemsetAsync(counters, 0, sizeof(sync_counters), stream);
+      throw;
     }
   }
 };
@@ -205,7 +212,7 @@ void segmented_dispatch(const gpu_policy<Backend, Provider>& policy, InputIt fir
   const detail::segmented_launch<Backend, Provider, decltype(input), decltype(segments), decltype(output), T, T, Op>
     launch(device);
   detail::scratch_lease scratch = detail::lease_scratch(device.ordinal, policy.stream, sizeof(T), launch.scratch_bytes());
-  launch.enqueue(input, segments, output, init, op, scratch.partials, policy.stream, device);
+  launch.enqueue(input, segments, output, init, op, scratch.partials, scratch.counters, policy.stream, device);
   scratch.close();
 }
 } // namespace rk

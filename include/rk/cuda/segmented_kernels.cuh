@@ -40,12 +40,6 @@ __device__ __forceinline__ T empty_segment_value(no_segment_init)
   return uninitialized<T>{}.value;
 }
 
-/// Segments on the long list at most; the scratch holds their parts' nodes and pieces, and every
-/// call zeroes 4 (parts + 2 * capacity) bytes of counters (~100 KiB). A segment that finds the list
-/// full goes to a warp, which is slow for millions of items: Pareto lengths (u^-1.26) at 2^28
-/// doubles have 4,421 segments of more than 16 tiles, past the 4096 this was (that run took
-/// 148 ms on the H100, CUB 14.6 ms).
-inline constexpr int long_segment_capacity = 8192;
 /// Segments longer than this many tiles go on the long list (16 tiles: 4096 int32, 2048 doubles;
 /// below that a warp streams a segment in a few round trips). Chosen; 32 tiles measured once
 /// (H100): 4096-item doubles left the list, 310 -> 249 us at 2^26, power law 4 % slower.
@@ -77,6 +71,7 @@ struct long_segment_list
 {
   unsigned* appended;          ///< segments offered to the list (zero when the call starts)
   unsigned* parts_taken;       ///< parts the long-segment kernel's blocks have taken (zero)
+  unsigned* departures;        ///< blocks of the list's last kernel that have left (zero)
   offset_t* segment;           ///< [capacity] the segment's index
   offset_t* first_item;        ///< [capacity] its first item
   offset_t* items;             ///< [capacity] its length
@@ -100,6 +95,18 @@ struct long_segment_list
   {
     const offset_t parts = parts_target + long_segment_capacity;
     return 2 * parts + piece_slots(parts) + long_segment_capacity * 2 * max_node_level;
+  }
+
+  /// One thread of each block of the last kernel that reads the list, as it leaves: the last
+  /// block out returns the list's counters to zero for the scratch's next user (every block has
+  /// read `appended` and taken its last part by then; the arrival words zero themselves).
+  __device__ void depart(unsigned blocks) const
+  {
+    if (arrive_last(*departures, blocks))
+    {
+      *appended    = 0;
+      *parts_taken = 0;
+    }
   }
 
   __device__ bool append(offset_t s, offset_t first, offset_t n) const
@@ -653,6 +660,13 @@ __global__ void __launch_bounds__(VectorAgent::block_threads,
     }
     __syncthreads(); // the block body's shared memory serves the next part
   }
+  if constexpr (SinglePass)
+  {
+    if (threadIdx.x == 0)
+    {
+      list.depart(gridDim.x);
+    }
+  }
 }
 
 /// two_pass: finishes every listed segment of more than one node: its cut nodes, then its final
@@ -678,6 +692,10 @@ __global__ void __launch_bounds__(BlockThreads)
       out[list.segment[entry]] = apply_init(init, all, op);
     }
     __syncthreads();
+  }
+  if (threadIdx.x == 0)
+  {
+    list.depart(gridDim.x);
   }
 }
 } // namespace rk::detail
