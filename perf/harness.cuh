@@ -145,7 +145,6 @@ device_info query_device();
 /// "13.0" from 13000.
 std::string cuda_version_string(int version);
 
-
 /// The current UTC time, ISO 8601.
 std::string utc_timestamp();
 

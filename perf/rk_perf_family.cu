@@ -11,8 +11,8 @@
 //
 //   rk_perf_family [--quick] [--sizes 20,24,28] [--only transform_reduce|arg_min|reduce_by_key]
 
-#include "cuda_check.cuh"
 #include "commit.hpp"
+#include "cuda_check.cuh"
 #include "trials.cuh"
 
 #include <rk/reduce.cuh>

@@ -9,8 +9,8 @@
 // rk's fixed-size form, which reads no offsets.
 
 #include "../test/support/segments.hpp"
-#include "cuda_check.cuh"
 #include "commit.hpp"
+#include "cuda_check.cuh"
 #include "trials.cuh"
 
 #include <rk/reduce.cuh>

@@ -121,11 +121,8 @@ struct segmented_launch
     short_cap =
       std::int64_t{resident_blocks_per_sm<short_kernel>(segment_block_threads, device.ordinal)} * device.multiprocessors;
     long_grid = max_grid<long_kernel>(vector_agent::tuning, vector_agent::block_threads, device);
-    long_segment_list list{};
-    list.parts_target = long_grid;
-    list_bytes        = align_up((5 * capacity + 1) * sizeof(offset_t), 256);
-    values_bytes =
-      static_cast<std::size_t>(long_segment_list::values_needed<T>(list.parts_target)) * sizeof(T);
+    list_bytes   = align_up((5 * capacity + 1) * sizeof(offset_t), 256);
+    values_bytes = static_cast<std::size_t>(long_segment_list::values_needed<T>(long_grid)) * sizeof(T);
   }
 
   std::size_t scratch_bytes() const
@@ -175,8 +172,8 @@ struct segmented_launch
     }
     catch (...)
     {
-      // The short kernel ran and raised the list's counters, and the kernel that would have
-      // zeroed them never will: zero them behind it for the scratch's next user.
+      // The short kernel is enqueued and raises the list's counters, and the kernel that would
+      // have zeroed them will not run: zero them behind it for the scratch's next user.
       (void) cudaMemsetAsync(counters, 0, sizeof(sync_counters), stream);
       throw;
     }

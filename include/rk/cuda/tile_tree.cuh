@@ -206,7 +206,9 @@ __device__ void window_tree(T x, offset_t w0, const part_results<T>& results, T*
   const int hi          = window_offset(span.end, w0);
   const int end         = window_offset(span.tiles, w0);
   // tile_span::complete, for the node of `width` tiles at window offset l.
-  const auto complete = [&](int l, int width) { return l >= lo && l < end && (l + width < end ? l + width : end) <= hi; };
+  const auto complete = [&](int l, int width) {
+    return l >= lo && l < end && (l + width < end ? l + width : end) <= hi;
+  };
   const int top_mask = (1 << top) - 1;
   if ((lo & top_mask) == 0 && ((hi & top_mask) == 0 || hi == end))
   {
@@ -258,7 +260,7 @@ __device__ void window_tree(T x, offset_t w0, const part_results<T>& results, T*
       }
     }
   }
-  if ((lane & ((1 << top) - 1)) == 0 && complete(lane, 1 << top))
+  if ((lane & top_mask) == 0 && complete(lane, 1 << top))
   {
     if (top == node_level)
     {
@@ -445,14 +447,15 @@ __device__ T assemble_cut_node(const tile_split& split, offset_t boundary, const
   {
     uninitialized<T> piece[cut_pieces_in_flight];
     bool left[cut_pieces_in_flight];
+    bool here[cut_pieces_in_flight]; // a right sibling past the last tile is absent
 #pragma unroll
     for (int k = 0; k < cut_pieces_in_flight; ++k)
     {
       const int e     = e0 + k;
       const int level = e == 0 ? low : low + e - 1;
       left[k]         = e > 0 && ((cut >> level) & 1) != 0;
-      const bool here = e < entries && (e == 0 || left[k] || (cut >> level << level) + (offset_t{1} << level) < split.tiles);
-      if (here)
+      here[k] = e < entries && (e == 0 || left[k] || (cut >> level << level) + (offset_t{1} << level) < split.tiles);
+      if (here[k])
       {
         piece[k].emplace(pieces[piece_slot(boundary, left[k] ? piece_side::left : piece_side::right, level)]);
       }
@@ -460,22 +463,13 @@ __device__ T assemble_cut_node(const tile_split& split, offset_t boundary, const
 #pragma unroll
     for (int k = 0; k < cut_pieces_in_flight; ++k)
     {
-      const int e     = e0 + k;
-      const int level = low + e - 1;
-      if (e == 0)
+      if (e0 + k == 0)
       {
         acc.emplace(piece[k].value);
       }
-      else if (e < entries)
+      else if (here[k])
       {
-        if (left[k])
-        {
-          acc.value = op(piece[k].value, acc.value);
-        }
-        else if ((cut >> level << level) + (offset_t{1} << level) < split.tiles)
-        {
-          acc.value = op(acc.value, piece[k].value);
-        }
+        acc.value = left[k] ? op(piece[k].value, acc.value) : op(acc.value, piece[k].value);
       }
     }
   }

@@ -20,8 +20,9 @@
 ///
 /// The GPU backends split the tiles over blocks as evenly as the grid allows; each block computes
 /// the largest nodes that lie inside its share, and the nodes cut by a block boundary are put
-/// together from the pieces on both sides (assemble_cut_node, in rk/cuda/tile_tree.cuh). rk::host computes the same nodes on
-/// threads. Which processor computes a node, and when, never changes its value.
+/// together from the pieces on both sides (assemble_cut_node, in rk/cuda/tile_tree.cuh). rk::host
+/// computes the same nodes on threads. Which processor computes a node, and when, never changes
+/// its value.
 
 #include <rk/detail/config.hpp>
 
