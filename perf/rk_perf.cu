@@ -45,6 +45,7 @@
 //    relative for float and 1e-10 for double). A mismatch is printed on stderr and makes the
 //    exit status nonzero.
 
+#include "affine.cuh"
 #include "cli.hpp"
 #include "harness.cuh"
 #include "peer_figures.cuh"
@@ -73,30 +74,7 @@
 namespace rk_perf
 {
 // ---------------------------------------------------------------------------------------------
-// The non-commutative operator: composition of affine maps x -> a*x + b (mod 2^32). Associative,
-// not commutative, 8 bytes like int64, so its time compares directly with int64 plus.
-
-struct affine
-{
-  std::uint32_t a;
-  std::uint32_t b;
-};
-
-/// compose(f, g) applies f, then g: g(f(x)) = g.a*f.a*x + g.a*f.b + g.b.
-struct compose_affine
-{
-  __host__ __device__ affine operator()(const affine& f, const affine& g) const
-  {
-    return affine{g.a * f.a, g.a * f.b + g.b};
-  }
-};
-
-inline constexpr affine identity_map{1, 0};
-
-bool operator==(const affine& x, const affine& y)
-{
-  return x.a == y.a && x.b == y.b;
-}
+// The non-commutative operator (affine.cuh): printing and random maps for the harness.
 
 std::ostream& operator<<(std::ostream& os, const affine& f)
 {
@@ -123,8 +101,6 @@ struct random_value<affine>
     return affine{static_cast<std::uint32_t>(h) | 1u, static_cast<std::uint32_t>(h >> 32)};
   }
 };
-
-static_assert(std::is_trivially_copyable_v<affine> && sizeof(affine) == sizeof(std::int64_t));
 
 // ---------------------------------------------------------------------------------------------
 // Options

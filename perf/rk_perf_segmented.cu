@@ -3,12 +3,15 @@
 // (the job's speed of light), for the segment-length distributions of the segmented issue, in one
 // run on one GPU. Interleaved trials (trials.cuh), medians, paired ratios.
 //
-//   rk_perf_segmented [--quick] [--types int32,float,double] [--sizes 26,28]
+//   rk_perf_segmented [--quick] [--types int32,float,double,int64] [--sizes 26,28] [--row NAME,...]
 //
-// CSR form with int32 offsets (both rk and CUB read the same offsets); the all-k rows also run
-// rk's fixed-size form, which reads no offsets.
+// CSR form with int32 offsets (both rk and CUB read the same offsets); every row also runs rk's
+// CUB form (begin and end offsets: the same array, sorted and contiguous), rk::two_pass and
+// rk::atomic; the all-k rows rk's fixed-size form, which reads no offsets; one segment
+// rk::reduce_into over the same items; int64 the affine maps over the same bytes.
 
 #include "../test/support/segments.hpp"
+#include "affine.cuh"
 #include "commit.hpp"
 #include "cuda_check.cuh"
 #include "trials.cuh"
@@ -101,8 +104,10 @@ void run_type(const char* type_name, int log_total, bool quick, std::ostream& os
   RK_PERF_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   const rk_perf::timing_plan plan = rk_perf::make_timing_plan(quick, quick ? 3 : 5, quick ? 5 : 9);
   os << "\n### " << type_name << ", 2^" << log_total << " items\n\n"
-     << "| segments | count | rk::device µs | rk fixed µs | rk::two_pass µs | CUB µs | probe µs | rk / probe | CUB / rk | ≤ 1.3× probe | ≥ CUB |\n"
-     << "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: | :---: |\n";
+     << "| segments | count | rk::device µs | rk fixed µs | rk CUB form µs | rk::two_pass µs | rk::atomic µs | CUB µs | "
+        "probe µs | rk / probe | CUB / rk | ≤ 1.3× probe | ≥ CUB |\n"
+     << "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: | :---: |\n";
+  std::vector<std::string> notes, affine_rows;
   for (const row& r : make_rows(total))
   {
     if (!only_rows.empty() && ("," + only_rows + ",").find("," + r.name + ",") == std::string::npos)
@@ -120,25 +125,53 @@ void run_type(const char* type_name, int log_total, bool quick, std::ostream& os
     RK_PERF_CHECK(cub::DeviceSegmentedReduce::Sum(nullptr, temp_bytes, in, o, segments, off, off + 1, stream));
     thrust::device_vector<unsigned char> temp(temp_bytes);
     void* t = thrust::raw_pointer_cast(temp.data());
+    // The contenders this row runs, by name (a form that does not apply is left out, not timed).
     std::vector<rk_perf::contender> contenders{
       {"rk::device", [&] { rk::segmented_reduce(rk::device.on(stream), in, off, off + segments + 1, o, T(0)); }},
-      {"rk fixed",
-       [&] {
-         if (r.fixed_size > 0)
-         {
-           rk::segmented_reduce(rk::device.on(stream), in, segments, r.fixed_size, o, T(0));
-         }
-       }},
+      {"rk CUB form",
+       [&] { rk::segmented_reduce(rk::device.on(stream), in, segments, off, off + 1, o, T(0), rk::plus{}); }},
       {"rk::two_pass",
        [&] { rk::segmented_reduce(rk::two_pass.on(stream), in, off, off + segments + 1, o, T(0)); }},
+      {"rk::atomic", [&] { rk::segmented_reduce(rk::atomic.on(stream), in, off, off + segments + 1, o, T(0)); }},
       {"cub",
        [&] {
          std::size_t bytes = temp_bytes;
          cub::DeviceSegmentedReduce::Sum(t, bytes, in, o, segments, off, off + 1, stream);
        }},
       {"probe", [&] { probe_kernel<<<132 * 8, 256, 0, stream>>>(in, total, o, segments); }}};
+    if (r.fixed_size > 0)
+    {
+      contenders.push_back(
+        {"rk fixed", [&] { rk::segmented_reduce(rk::device.on(stream), in, segments, r.fixed_size, o, T(0)); }});
+    }
+    if (segments == 1)
+    {
+      contenders.push_back({"rk::reduce_into", [&] { rk::reduce_into(rk::device.on(stream), in, in + total, o, T(0)); }});
+    }
+    thrust::device_vector<rk_perf::affine> maps_out(std::is_same_v<T, std::int64_t> ? static_cast<std::size_t>(segments) : 0);
+    if constexpr (std::is_same_v<T, std::int64_t>)
+    {
+      // The same bytes as affine maps, composed in order: the non-commutative operator's cost.
+      const auto* maps = reinterpret_cast<const rk_perf::affine*>(in);
+      auto* m          = thrust::raw_pointer_cast(maps_out.data());
+      contenders.push_back({"rk affine", [&, maps, m] {
+                              rk::segmented_reduce(rk::device.on(stream), maps, off, off + segments + 1, m,
+                                                   rk_perf::identity_map, rk_perf::compose_affine{});
+                            }});
+    }
+    auto index_of = [&](const char* name) {
+      for (std::size_t c = 0; c < contenders.size(); ++c)
+      {
+        if (contenders[c].name == name)
+        {
+          return static_cast<int>(c);
+        }
+      }
+      return -1;
+    };
     const auto times = rk_perf::time_interleaved(stream, plan, contenders);
-    // Every timed rk form must give rk::device's bits (the same tree), and integer sums CUB's.
+    // Every timed rk form must give rk::device's bits (the same tree), and integer sums CUB's and
+    // rk::atomic's (a floating-point rk::atomic sum may differ in its last bits).
     auto result_of = [&](int contender) {
       contenders[static_cast<std::size_t>(contender)].call();
       RK_PERF_CHECK(cudaStreamSynchronize(stream));
@@ -147,42 +180,89 @@ void run_type(const char* type_name, int log_total, bool quick, std::ostream& os
       return host;
     };
     const std::vector<T> expected = result_of(0);
-    std::vector<int> to_compare{2};
+    std::vector<const char*> to_compare{"rk CUB form", "rk::two_pass"};
     if (r.fixed_size > 0)
     {
-      to_compare.push_back(1);
+      to_compare.push_back("rk fixed");
+    }
+    if (segments == 1)
+    {
+      to_compare.push_back("rk::reduce_into");
     }
     if (std::is_integral_v<T>)
     {
-      to_compare.push_back(3);
+      to_compare.push_back("cub");
+      to_compare.push_back("rk::atomic");
     }
-    for (int c : to_compare)
+    for (const char* name : to_compare)
     {
-      if (std::memcmp(result_of(c).data(), expected.data(), expected.size() * sizeof(T)) != 0)
+      if (std::memcmp(result_of(index_of(name)).data(), expected.data(), expected.size() * sizeof(T)) != 0)
       {
-        std::fprintf(stderr, "rk_perf_segmented: %s gives other values than rk::device (%s, %s, 2^%d)\n",
-                     contenders[static_cast<std::size_t>(c)].name.c_str(), r.name.c_str(), type_name, log_total);
+        std::fprintf(stderr, "rk_perf_segmented: %s gives other values than rk::device (%s, %s, 2^%d)\n", name,
+                     r.name.c_str(), type_name, log_total);
         mismatches += 1;
       }
     }
     // Paired ratios: per trial, then the median.
-    auto ratio = [&](int a, int b) {
+    auto ratio = [&](const char* a, const char* b) {
+      const auto& ta = times[static_cast<std::size_t>(index_of(a))];
+      const auto& tb = times[static_cast<std::size_t>(index_of(b))];
       std::vector<double> q;
-      for (std::size_t k = 0; k < times[a].samples_us.size(); ++k)
+      for (std::size_t k = 0; k < ta.samples_us.size(); ++k)
       {
-        q.push_back(times[a].samples_us[k] / times[b].samples_us[k]);
+        q.push_back(ta.samples_us[k] / tb.samples_us[k]);
       }
       return rk_perf::median(q);
     };
-    const double rk_probe = ratio(0, 4), cub_rk = ratio(3, 0);
+    auto time_of = [&](const char* name) {
+      char cell[32];
+      const int c = index_of(name);
+      std::snprintf(cell, sizeof cell, "%.1f", c < 0 ? 0.0 : times[static_cast<std::size_t>(c)].median_us);
+      return std::string(c < 0 ? "-" : cell);
+    };
+    const double rk_probe = ratio("rk::device", "probe"), cub_rk = ratio("cub", "rk::device");
+    if (segments == 1)
+    {
+      char note[256];
+      std::snprintf(note, sizeof note,
+                    "one segment: rk::device %s µs, rk::reduce_into over the same items %s µs, ratio %.3f "
+                    "(target ≤ 1.05: %s)",
+                    time_of("rk::device").c_str(), time_of("rk::reduce_into").c_str(),
+                    ratio("rk::device", "rk::reduce_into"),
+                    ratio("rk::device", "rk::reduce_into") <= 1.05 ? "PASS" : "MISS");
+      notes.push_back(note);
+    }
+    if (index_of("rk affine") >= 0)
+    {
+      char note[256];
+      std::snprintf(note, sizeof note, "| %s | %s | %s | %.3f | %s |", r.name.c_str(), time_of("rk::device").c_str(),
+                    time_of("rk affine").c_str(), ratio("rk affine", "rk::device"),
+                    ratio("rk affine", "rk::device") <= 1.10 ? "PASS" : "MISS");
+      affine_rows.push_back(note);
+    }
     char line[512];
-    std::snprintf(line, sizeof line, "| %s | %lld | %.1f | %s | %.1f | %.1f | %.1f | %.2f | %.2f | %s | %s |\n",
-                  r.name.c_str(), static_cast<long long>(segments), times[0].median_us,
-                  r.fixed_size > 0 ? std::to_string(times[1].median_us).substr(0, std::to_string(times[1].median_us).find('.') + 2).c_str() : "-",
-                  times[2].median_us, times[3].median_us, times[4].median_us, rk_probe, cub_rk,
+    std::snprintf(line, sizeof line,
+                  "| %s | %lld | %s | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %s | %s |\n", r.name.c_str(),
+                  static_cast<long long>(segments), time_of("rk::device").c_str(), time_of("rk fixed").c_str(),
+                  time_of("rk CUB form").c_str(), time_of("rk::two_pass").c_str(), time_of("rk::atomic").c_str(),
+                  time_of("cub").c_str(), time_of("probe").c_str(), rk_probe, cub_rk,
                   rk_probe <= 1.3 ? "PASS" : "MISS", cub_rk >= 1.0 ? "PASS" : "MISS");
     os << line << std::flush;
   }
+  for (const std::string& note : notes)
+  {
+    os << "\n" << note << "\n";
+  }
+  if (!affine_rows.empty())
+  {
+    os << "\nThe non-commutative operator (affine maps, 8 bytes: the same bytes as int64), rk::device:\n\n"
+       << "| segments | int64 plus µs | affine µs | affine / plus | ≤ 1.10 |\n| --- | ---: | ---: | ---: | :---: |\n";
+    for (const std::string& a : affine_rows)
+    {
+      os << a << "\n";
+    }
+  }
+  os << std::flush;
   RK_PERF_CHECK(cudaStreamDestroy(stream));
 }
 } // namespace
@@ -190,7 +270,7 @@ void run_type(const char* type_name, int log_total, bool quick, std::ostream& os
 int main(int argc, char** argv)
 {
   bool quick = false;
-  std::string types = "int32,float,double", sizes = "26,28";
+  std::string types = "int32,float,double,int64", sizes = "26,28";
   for (int i = 1; i < argc; ++i)
   {
     const std::string a = argv[i];
@@ -213,7 +293,7 @@ int main(int argc, char** argv)
     }
     else
     {
-      std::cerr << "usage: rk_perf_segmented [--quick] [--types int32,float,double] [--sizes 26,28] [--row \"all 32,power law\"]\n";
+      std::cerr << "usage: rk_perf_segmented [--quick] [--types int32,float,double,int64] [--sizes 26,28] [--row \"all 32,power law\"]\n";
       return 2;
     }
   }
@@ -242,6 +322,15 @@ int main(int argc, char** argv)
       else if (type == "double")
       {
         run_type<double>("double", log_total, quick, std::cout);
+      }
+      else if (type == "int64")
+      {
+        run_type<std::int64_t>("int64", log_total, quick, std::cout);
+      }
+      else
+      {
+        std::cerr << "rk_perf_segmented: unknown type " << type << " (int32, float, double, int64)\n";
+        return 2;
       }
     }
   }

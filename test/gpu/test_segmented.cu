@@ -6,6 +6,7 @@
 #include "../support/segments.hpp"
 #include "../support/spread.hpp"
 #include "gpu_harness.cuh"
+#include "segmented_suite.cuh"
 
 #include <thrust/copy.h>
 #include <thrust/device_vector.h>
@@ -24,19 +25,8 @@ using rk_test::segment_layout;
 
 namespace
 {
-std::int64_t layout_items()
-{
-  return rk_test::quick_mode() ? std::int64_t{1} << 18 : std::int64_t{1} << 22;
-}
-
-template <class F>
-struct spread_item
-{
-  __host__ __device__ F operator()(std::int64_t i) const
-  {
-    return rk_test::spread_value<F>{}(i);
-  }
-};
+using rk_test::layout_items;
+using rk_test::spread_item;
 
 template <class T, class Item, class Policy, class Check>
 void every_layout(Policy policy, Check check)
@@ -125,57 +115,9 @@ RK_GPU_TEST_CASE("segmented_reduce: one segment equals rk::reduce, off the 16-by
   }
 }
 
-RK_GPU_TEST_CASE("segmented_reduce: the three forms, and the CUB form out of order, overlapping, with gaps")
+RK_GPU_TEST_CASE("segmented_reduce: the fixed-size form, and the CUB form out of order, overlapping, with gaps")
 {
-  const std::int64_t n = 1 << 20;
-  thrust::device_vector<int> items(static_cast<std::size_t>(n));
-  thrust::transform(thrust::counting_iterator<std::int64_t>(0), thrust::counting_iterator<std::int64_t>(n),
-                    items.begin(), spread_item<int>{});
-  std::vector<int> host_items(static_cast<std::size_t>(n));
-  thrust::copy(items.begin(), items.end(), host_items.begin());
-  for (int size : {1, 3, 37, 300, 5000, 70000})
-  {
-    CAPTURE(size);
-    const std::int64_t segments = n / size;
-    std::vector<int> expected(static_cast<std::size_t>(segments));
-    rk::segmented_reduce(rk::host, host_items.begin(), segments, size, expected.begin(), 0);
-    thrust::device_vector<int> out(static_cast<std::size_t>(segments));
-    rk::segmented_reduce(rk::single_pass, items.begin(), segments, size, out.begin(), 0);
-    std::vector<int> got(static_cast<std::size_t>(segments));
-    thrust::copy(out.begin(), out.end(), got.begin());
-    CHECK(got == expected);
-  }
-  // CUB form: reversed, overlapping, gaps, lengths from 0 to 40000.
-  std::vector<std::int64_t> begins, ends;
-  rk_test::splitmix rng{5};
-  for (int s = 0; s < 3000; ++s)
-  {
-    const std::int64_t len = s % 7 == 0 ? static_cast<std::int64_t>(rng.next() % 40000) : static_cast<std::int64_t>(rng.next() % 300);
-    const std::int64_t b   = static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(n - len));
-    begins.push_back(b);
-    ends.push_back(b + (s % 11 == 0 ? 0 : len));
-  }
-  std::vector<long long> expected(begins.size());
-  rk::segmented_reduce(rk::host, host_items.begin(), begins.size(), begins.begin(), ends.begin(), expected.begin(),
-                       -5ll, rk::plus{});
-  const thrust::device_vector<std::int64_t> d_begins(begins.begin(), begins.end()), d_ends(ends.begin(), ends.end());
-  for (int pass = 0; pass < 2; ++pass)
-  {
-    thrust::device_vector<long long> out(begins.size());
-    if (pass == 0)
-    {
-      rk::segmented_reduce(rk::single_pass, items.begin(), begins.size(), d_begins.begin(), d_ends.begin(), out.begin(),
-                           -5ll);
-    }
-    else
-    {
-      rk::segmented_reduce(rk::two_pass, items.begin(), begins.size(), d_begins.begin(), d_ends.begin(), out.begin(),
-                           -5ll, rk::plus{});
-    }
-    std::vector<long long> got(begins.size());
-    thrust::copy(out.begin(), out.end(), got.begin());
-    CHECK(got == expected);
-  }
+  rk_test::fixed_and_cub_forms(rk::single_pass, rk::two_pass);
 }
 
 namespace

@@ -77,7 +77,10 @@ std::pair<KeyOut, ValueOut> reduce_by_key_dispatch(const gpu_policy<Backend, Pro
 {
   const auto& op = detail::to_device_operator(user_op);
   using Op       = detail::device_operator_t<BinaryOp>;
-  detail::check_segmented_call<Backend, ValueIt, T, Op>();
+  static_assert(Backend != gpu_backend::atomic,
+                "rk::reduce_by_key does not run rk::atomic (it has no init to seed the runs' outputs with): use "
+                "rk::single_pass or rk::device (one pass, exact for every associative operator)");
+  detail::check_gpu_call<Backend, ValueIt, T, Op>();
   static_assert(detail::is_random_access_v<KeyIt> && !detail::is_host_iterator_v<KeyIt>,
                 "rk::reduce_by_key with a GPU policy reads the keys through a random-access device iterator: copy "
                 "them to a thrust::device_vector, or use rk::host");

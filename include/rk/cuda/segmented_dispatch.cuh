@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <type_traits>
 
@@ -72,19 +73,24 @@ inline std::size_t align_up(std::size_t bytes, std::size_t to)
 template <gpu_backend Backend, class Provider>
 explanation explain_segmented_dispatch(const gpu_policy<Backend, Provider>&, std::int64_t segments)
 {
-  static_assert(Backend != gpu_backend::atomic, "rk::segmented_reduce does not run rk::atomic yet");
-  const char* backend = Backend == gpu_backend::two_pass ? "two_pass" : "single_pass";
+  constexpr bool atomic = Backend == gpu_backend::atomic;
+  const char* backend   = Backend == gpu_backend::two_pass ? "two_pass" : atomic ? "atomic" : "single_pass";
   std::string why =
-    std::string(Backend == gpu_backend::automatic ? "rk::device runs single_pass for segmented reduce (one pass; "
-                                                    "rk::atomic is not available here). "
-                                                  : "")
+    std::string(Backend == gpu_backend::automatic
+                  ? "rk::device runs single_pass for segmented reduce (one pass, the same bits on every GPU, for "
+                    "every type). "
+                  : "")
     + "Segments of up to one lane's items are folded by a thread, up to 16 lanes' by groups of 4, 8 or 16 lanes, up "
       "to 16 tiles by a warp; longer ones (up to 8192 of them) are cut into parts of about a block's share of "
       "their items, which the blocks take from a queue longest first, reduced by rk::reduce's block body and put "
       "together "
-    + (Backend == gpu_backend::two_pass ? "by a second kernel" : "by the last block of each segment to finish")
-    + "; each segment gets rk::reduce's tree";
-  return {to_string(Backend), backend, backend, segments, why, true};
+    + (Backend == gpu_backend::two_pass ? std::string("by a second kernel; each segment gets rk::reduce's tree")
+       : atomic
+         ? std::string("with atomics into the output, which the first kernel seeds with init (grid-ordered tree in "
+                       "each part: floating-point results of long segments may differ from run to run, integer "
+                       "results are exact)")
+         : std::string("by the last block of each segment to finish; each segment gets rk::reduce's tree"));
+  return {to_string(Backend), backend, backend, segments, why, !atomic};
 }
 
 namespace detail
@@ -98,15 +104,19 @@ template <gpu_backend Backend, class Provider, class Input, class Segments, clas
           class Op>
 struct segmented_launch
 {
-  using item          = std::remove_cv_t<iterator_item_t<Input>>;
-  using provider      = with_tree_shape<Provider, tree_shape::pairwise_tiles>;
+  using item = std::remove_cv_t<iterator_item_t<Input>>;
+  static constexpr part_join join = Backend == gpu_backend::two_pass ? part_join::finish_kernel
+                                    : Backend == gpu_backend::atomic ? part_join::atomic
+                                                                     : part_join::last_block;
+  // rk::atomic combines parts in arrival order, so a fixed tree would buy it nothing.
+  using provider = with_tree_shape<Provider, join == part_join::atomic ? tree_shape::grid_ordered
+                                                                       : tree_shape::pairwise_tiles>;
   using vector_agent  = reduce_agent<provider, Input, T>;
   using element_agent = std::conditional_t<vector_agent::vectorized, reduce_agent<provider, element_pointer<item>, T>,
                                            vector_agent>;
-  static constexpr bool single_pass = Backend != gpu_backend::two_pass;
-  static constexpr auto short_kernel = short_segments_kernel<item, T, Input, Segments, Output, Init, Op>;
-  static constexpr auto long_kernel =
-    long_segments_kernel<vector_agent, element_agent, single_pass, T, Input, Output, Init, Op>;
+  static constexpr auto short_kernel =
+    short_segments_kernel<item, T, join == part_join::atomic, Input, Segments, Output, Init, Op>;
+  static constexpr auto long_kernel = long_segments_kernel<vector_agent, element_agent, join, T, Input, Output, Init, Op>;
   static constexpr std::size_t capacity = long_segment_capacity;
 
   std::int64_t short_cap;
@@ -122,7 +132,9 @@ struct segmented_launch
       std::int64_t{resident_blocks_per_sm<short_kernel>(segment_block_threads, device.ordinal)} * device.multiprocessors;
     long_grid = max_grid<long_kernel>(vector_agent::tuning, vector_agent::block_threads, device);
     list_bytes   = align_up((5 * capacity + 1) * sizeof(offset_t), 256);
-    values_bytes = static_cast<std::size_t>(long_segment_list::values_needed<T>(long_grid)) * sizeof(T);
+    values_bytes = join == part_join::atomic
+                     ? 0
+                     : static_cast<std::size_t>(long_segment_list::values_needed<T>(long_grid)) * sizeof(T);
   }
 
   std::size_t scratch_bytes() const
@@ -161,7 +173,7 @@ struct segmented_launch
                     "rk::segmented_reduce: launching the long-segment plan", list);
       launch_kernel(long_kernel, static_cast<unsigned>(long_grid), vector_agent::block_threads, stream,
                     "rk::segmented_reduce: launching the long-segment kernel", input, list, values, output, init, op);
-      if constexpr (!single_pass)
+      if constexpr (join == part_join::finish_kernel)
       {
         constexpr int finish_threads = vector_agent::block_threads;
         launch_kernel(long_segments_finish_kernel<finish_threads, item, T, Output, Init, Op>,
@@ -180,14 +192,11 @@ struct segmented_launch
   }
 };
 
-template <gpu_backend Backend, class InputIt, class T, class Op>
-constexpr void check_segmented_call()
-{
-  static_assert(Backend != gpu_backend::atomic,
-                "rk::segmented_reduce does not run rk::atomic yet: use rk::single_pass or rk::device (one pass, exact "
-                "for every associative operator, the same bits on every GPU)");
-  check_gpu_call<Backend, InputIt, T, Op>();
-}
+/// rk::atomic combines into the output in place: it must be contiguous memory holding T itself.
+template <gpu_backend Backend, class OutputIt, class T>
+inline constexpr bool segmented_output_fits_v =
+  Backend != gpu_backend::atomic
+  || (thrust::is_contiguous_iterator_v<OutputIt> && std::is_same_v<typename std::iterator_traits<OutputIt>::value_type, T>);
 } // namespace detail
 
 template <gpu_backend Backend, class Provider, class InputIt, class Segments, class OutputIt, class T, class BinaryOp>
@@ -196,20 +205,38 @@ void segmented_dispatch(const gpu_policy<Backend, Provider>& policy, InputIt fir
 {
   const auto& op = detail::to_device_operator(user_op);
   using Op       = detail::device_operator_t<BinaryOp>;
-  detail::check_segmented_call<Backend, InputIt, T, Op>();
-  check_device_errors(); // an earlier call's bad segment, reported now rather than never
-  if (host_segments.count == 0)
+  detail::check_gpu_call<Backend, InputIt, T, Op>();
+  if constexpr (!detail::segmented_output_fits_v<Backend, OutputIt, T>)
   {
-    return;
+    static_assert(detail::segmented_output_fits_v<Backend, OutputIt, T>,
+                  "rk::segmented_reduce with rk::atomic combines into the output with atomics: pass contiguous device "
+                  "memory whose value type is T, the type of init (a pointer, thrust::device_ptr or device_vector "
+                  "iterator), or use rk::single_pass for a fancy output iterator");
   }
-  const detail::device_facts& device = detail::current_device_facts();
-  auto input                         = detail::to_device_access(first, "the input range", device);
-  auto segments                      = detail::to_device_segments(host_segments, device);
-  auto output                        = detail::to_device_access(out, "the output", device);
-  const detail::segmented_launch<Backend, Provider, decltype(input), decltype(segments), decltype(output), T, T, Op>
-    launch(device);
-  detail::scratch_lease scratch = detail::lease_scratch(device.ordinal, policy.stream, sizeof(T), launch.scratch_bytes());
-  launch.enqueue(input, segments, output, init, op, scratch.partials, scratch.counters, policy.stream, device);
-  scratch.close();
+  else
+  {
+    check_device_errors(); // an earlier call's bad segment, reported now rather than never
+    if (host_segments.count == 0)
+    {
+      return;
+    }
+    const detail::device_facts& device = detail::current_device_facts();
+    auto input                         = detail::to_device_access(first, "the input range", device);
+    auto segments                      = detail::to_device_segments(host_segments, device);
+    auto output                        = detail::to_device_access(out, "the output", device);
+    if constexpr (Backend == gpu_backend::atomic)
+    {
+      if (reinterpret_cast<std::uintptr_t>(output) % sizeof(T) != 0)
+      {
+        throw error("rk::segmented_reduce with rk::atomic: the output must be aligned to sizeof(T) for atomic updates");
+      }
+    }
+    const detail::segmented_launch<Backend, Provider, decltype(input), decltype(segments), decltype(output), T, T, Op>
+      launch(device);
+    detail::scratch_lease scratch =
+      detail::lease_scratch(device.ordinal, policy.stream, sizeof(T), launch.scratch_bytes());
+    launch.enqueue(input, segments, output, init, op, scratch.partials, scratch.counters, policy.stream, device);
+    scratch.close();
+  }
 }
 } // namespace rk

@@ -17,7 +17,9 @@
 //    (tree_reduce_part) on each. A segment's parts are put together as rk::reduce's are: by
 //    a second kernel (two_pass), or by the last of its blocks to finish (single_pass: an arrival
 //    counter per listed segment, reset by its last user), which also puts together the nodes its
-//    part boundaries cut.
+//    part boundaries cut. rk::atomic runs the grid-ordered block body instead (as rk::reduce's
+//    atomic backend does): the short kernel seeds a listed segment's output with init, and every
+//    part combines its total into it with an atomic.
 
 #include <rk/cuda/kernels.cuh>
 
@@ -65,6 +67,14 @@ inline constexpr int window_tiles_in_flight = 2;
 inline constexpr int tiny_batches = 4;
 /// Threads of the short-segment and plan kernels.
 inline constexpr int segment_block_threads = 256;
+
+/// How the parts of a listed segment are put together: the backends' epilogues of the long kernel.
+enum class part_join
+{
+  last_block,    ///< single_pass: the last block to finish a part finishes the segment's tree
+  finish_kernel, ///< two_pass: long_segments_finish_kernel does
+  atomic         ///< atomic: every part combines its total into the seeded output
+};
 
 /// The long list and what the long-segment kernels keep per listed segment, in the call's scratch.
 struct long_segment_list
@@ -292,7 +302,8 @@ __device__ void reduce_queue(const Input& first, const segment_queue<BlockThread
 inline constexpr int group_classes = 4;
 
 
-template <class Item, class T, class Input, class Segments, class Out, class Init, class Op>
+/// `SeedListed` (rk::atomic): a listed segment's output gets `init`, which its parts then combine into.
+template <class Item, class T, bool SeedListed, class Input, class Segments, class Out, class Init, class Op>
 __global__ void __launch_bounds__(segment_block_threads)
   short_segments_kernel(Input first, Segments segments, Out out, Init init, long_segment_list list,
                         unsigned long long* error_word, Op op)
@@ -383,6 +394,10 @@ __global__ void __launch_bounds__(segment_block_threads)
           warps.items[at]   = n;
           warps.place[at]   = static_cast<short>(threadIdx.x);
         }
+      }
+      else if constexpr (SeedListed)
+      {
+        out[s] = init;
       }
     }
     __syncthreads();
@@ -571,6 +586,41 @@ __device__ maybe<T> reduce_segment_part(Input first, offset_t segment_first, con
   }
 }
 
+/// rk::atomic: part `part` of a listed segment's `parts` through the grid-ordered block body, on the
+/// same vector-or-element choice. The plan counts parts in tiles and the body in chunks: a part
+/// past the body's blocks reads nothing and yields nothing. Result valid in thread 0.
+template <class VectorAgent, class ElementAgent, class T, class Input, class Op>
+__device__ maybe<T> reduce_segment_range(Input first, offset_t segment_first, offset_t n, offset_t parts,
+                                         offset_t part, Op& op)
+{
+  const auto body = [&](auto agent, auto segment) {
+    using agent_type          = decltype(agent);
+    constexpr int chunk_items = agent_type::chunk_items;
+    const offset_t chunks     = n / chunk_items;
+    const offset_t blocks     = parts < chunks ? parts : chunks > 0 ? chunks : 1;
+    maybe<T> total;
+    if (part < blocks)
+    {
+      total.set(agent_type::reduce_block(segment, range_plan{n, chunks, static_cast<int>(blocks)},
+                                         static_cast<int>(part), op));
+    }
+    return total;
+  };
+  if constexpr (VectorAgent::vectorized)
+  {
+    const Input p = first + segment_first;
+    if (reinterpret_cast<std::uintptr_t>(p) % vector_bytes == 0)
+    {
+      return body(VectorAgent{}, p);
+    }
+    return body(ElementAgent{}, element_pointer<typename VectorAgent::item>{p});
+  }
+  else
+  {
+    return body(VectorAgent{}, first + segment_first);
+  }
+}
+
 /// The queue place of the listed segment that owns part `job`: the last i with part_prefix[i] <= job.
 __device__ inline offset_t listed_segment_of(const long_segment_list& list, offset_t listed, offset_t job)
 {
@@ -590,7 +640,7 @@ __device__ inline offset_t listed_segment_of(const long_segment_list& list, offs
   return lo;
 }
 
-template <class VectorAgent, class ElementAgent, bool SinglePass, class T, class Input, class Out, class Init,
+template <class VectorAgent, class ElementAgent, part_join Join, class T, class Input, class Out, class Init,
           class Op>
 __global__ void __launch_bounds__(VectorAgent::block_threads,
                            long_segment_min_blocks_per_sm * VectorAgent::block_threads <= 2048
@@ -626,41 +676,56 @@ __global__ void __launch_bounds__(VectorAgent::block_threads,
     const offset_t part           = job - prefix;
     const offset_t n              = list.items[entry];
     const offset_t s              = list.segment[entry];
-    const tree_plan plan          = {n, make_tile_split(tile_count(n, tile_items<item>), parts)};
-    const tile_split& split       = plan.split;
-    const tree_outputs<T> outputs = list.outputs(values, place, prefix);
-    const maybe<T> root =
-      reduce_segment_part<VectorAgent, ElementAgent>(first, list.first_item[entry], plan, part, outputs, op);
-    if (split.nodes() == 1)
+    if constexpr (Join == part_join::atomic)
     {
-      if (threadIdx.x == 0)
+      (void) values;
+      (void) init;
+      const maybe<T> total =
+        reduce_segment_range<VectorAgent, ElementAgent, T>(first, list.first_item[entry], n, parts, part, op);
+      if (threadIdx.x == 0 && total.valid)
       {
-        out[s] = apply_init(init, root.slot.value, op);
+        // The short kernel seeded out[s] with init (stream order makes that visible here).
+        atomic_combine(&out[s], total.slot.value, op);
       }
     }
-    else if constexpr (SinglePass)
+    else
     {
-      // As single_pass_kernel: the barrier orders warp 0's stores of nodes and pieces before
-      // thread 0's release; the last block of the segment finishes its tree and resets the
-      // segment's counter.
-      __syncthreads();
-      if (threadIdx.x == 0)
+      const tree_plan plan          = {n, make_tile_split(tile_count(n, tile_items<item>), parts)};
+      const tile_split& split       = plan.split;
+      const tree_outputs<T> outputs = list.outputs(values, place, prefix);
+      const maybe<T> root =
+        reduce_segment_part<VectorAgent, ElementAgent>(first, list.first_item[entry], plan, part, outputs, op);
+      if (split.nodes() == 1)
       {
-        is_last = arrive_last(list.segment_arrivals[entry], static_cast<unsigned>(parts));
-      }
-      __syncthreads();
-      if (is_last)
-      {
-        const T all = finish_split<block_threads, T>(split, outputs, op);
         if (threadIdx.x == 0)
         {
-          out[s] = apply_init(init, all, op);
+          out[s] = apply_init(init, root.slot.value, op);
+        }
+      }
+      else if constexpr (Join == part_join::last_block)
+      {
+        // As single_pass_kernel: the barrier orders warp 0's stores of nodes and pieces before
+        // thread 0's release; the last block of the segment finishes its tree and resets the
+        // segment's counter.
+        __syncthreads();
+        if (threadIdx.x == 0)
+        {
+          is_last = arrive_last(list.segment_arrivals[entry], static_cast<unsigned>(parts));
+        }
+        __syncthreads();
+        if (is_last)
+        {
+          const T all = finish_split<block_threads, T>(split, outputs, op);
+          if (threadIdx.x == 0)
+          {
+            out[s] = apply_init(init, all, op);
+          }
         }
       }
     }
     __syncthreads(); // the block body's shared memory serves the next part
   }
-  if constexpr (SinglePass)
+  if constexpr (Join != part_join::finish_kernel)
   {
     if (threadIdx.x == 0)
     {

@@ -1,0 +1,186 @@
+// rk::segmented_reduce on rk::atomic (integers bit for bit against rk::host, floats within the
+// issue's bound, a compare-and-swap route, the three forms), and the long list's overflow on every
+// GPU backend: more listed segments than the list holds, the rest left to warps.
+
+#include "../support/segments.hpp"
+#include "../support/spread.hpp"
+#include "gpu_harness.cuh"
+#include "segmented_suite.cuh"
+
+#include <thrust/copy.h>
+#include <thrust/device_vector.h>
+#include <thrust/fill.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/transform.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+using rk_test::segment_layout;
+
+namespace
+{
+using rk_test::layout_items;
+using rk_test::spread_item;
+
+template <class Item>
+struct layout_input
+{
+  std::vector<std::int64_t> offsets;
+  std::vector<Item> host_items;
+  thrust::device_vector<Item> items;
+  thrust::device_vector<std::int64_t> d_offsets;
+
+  explicit layout_input(segment_layout layout)
+    : offsets(rk_test::make_offsets(layout, layout_items()))
+  {
+    const auto n = static_cast<std::size_t>(offsets.back());
+    items.resize(n);
+    thrust::transform(thrust::counting_iterator<std::int64_t>(0),
+                      thrust::counting_iterator<std::int64_t>(static_cast<std::int64_t>(n)), items.begin(),
+                      spread_item<Item>{});
+    host_items.resize(n);
+    thrust::copy(items.begin(), items.end(), host_items.begin());
+    d_offsets.assign(offsets.begin(), offsets.end());
+  }
+
+  std::size_t segments() const
+  {
+    return offsets.size() - 1;
+  }
+
+  template <class T, class Op>
+  std::vector<T> on_atomic(T init, Op op) const
+  {
+    thrust::device_vector<T> out(segments());
+    rk::segmented_reduce(rk::atomic, items.begin(), d_offsets.begin(), d_offsets.end(), out.begin(), init, op);
+    std::vector<T> got(segments());
+    thrust::copy(out.begin(), out.end(), got.begin());
+    return got;
+  }
+
+  template <class T, class Op>
+  std::vector<T> on_host(T init, Op op) const
+  {
+    std::vector<T> expected(segments());
+    rk::segmented_reduce(rk::host, host_items.begin(), offsets.begin(), offsets.end(), expected.begin(), init, op);
+    return expected;
+  }
+};
+
+/// Integer results do not depend on the order of the atomics: rk::host's, exactly.
+template <class T, class Item, class Op>
+void exact_on_every_layout(T init, Op op)
+{
+  for (segment_layout layout : rk_test::all_layouts())
+  {
+    CAPTURE(rk_test::name(layout));
+    const layout_input<Item> in(layout);
+    CHECK(in.on_atomic(init, op) == in.on_host(init, op));
+  }
+}
+} // namespace
+
+RK_GPU_TEST_CASE("segmented_reduce: rk::atomic, integers exact on every layout (add, min, max, int8 -> int64)")
+{
+  exact_on_every_layout<int, int>(3, rk::plus{});
+  exact_on_every_layout<std::int64_t, std::int8_t>(std::int64_t{-7}, rk::plus{});
+  exact_on_every_layout<int, int>(1 << 30, rk::minimum{});
+  exact_on_every_layout<unsigned, unsigned>(5u, rk::maximum{});
+}
+
+RK_GPU_TEST_CASE("segmented_reduce: rk::atomic, float sums within (len+1) eps sum|x|, float max by compare-and-swap")
+{
+  for (segment_layout layout : rk_test::all_layouts())
+  {
+    CAPTURE(rk_test::name(layout));
+    const layout_input<float> in(layout);
+    const float init   = 0.25f;
+    const auto got     = in.on_atomic(init, rk::plus{});
+    std::size_t wrong  = 0;
+    std::size_t first  = got.size();
+    for (std::size_t s = 0; s < got.size(); ++s)
+    {
+      double exact = init, magnitude = std::fabs(init);
+      for (std::int64_t i = in.offsets[s]; i < in.offsets[s + 1]; ++i)
+      {
+        exact += in.host_items[static_cast<std::size_t>(i)];
+        magnitude += std::fabs(in.host_items[static_cast<std::size_t>(i)]);
+      }
+      const double len   = static_cast<double>(in.offsets[s + 1] - in.offsets[s]);
+      const double bound = (len + 1) * std::numeric_limits<float>::epsilon() * magnitude;
+      if (!(std::fabs(static_cast<double>(got[s]) - exact) <= bound))
+      {
+        first = wrong++ == 0 ? s : first;
+      }
+    }
+    CAPTURE(first);
+    CHECK(wrong == 0);
+    // max is exact whatever the order; float has no hardware atomic max, so this takes the CAS loop.
+    CHECK(in.on_atomic(-1e30f, rk::maximum{}) == in.on_host(-1e30f, rk::maximum{}));
+  }
+}
+
+RK_GPU_TEST_CASE("segmented_reduce: rk::atomic, the fixed-size form, and the CUB form out of order, overlapping")
+{
+  rk_test::fixed_and_cub_forms(rk::atomic);
+}
+
+RK_GPU_TEST_CASE("segmented_reduce: rk::explain_segmented on rk::atomic")
+{
+  const rk::explanation a = rk::explain_segmented(rk::atomic, 7);
+  CHECK(a.policy == "atomic");
+  CHECK(a.backend == "atomic");
+  CHECK_FALSE(a.reproducible);
+  CHECK(a.reason.find("atomics into the output") != std::string::npos);
+}
+
+namespace
+{
+/// Item i of the overflow test: small signed integers, so sums are exact in int64.
+struct small_item
+{
+  __host__ __device__ std::int8_t operator()(std::int64_t i) const
+  {
+    return static_cast<std::int8_t>(i % 9 - 4);
+  }
+};
+
+std::int64_t small_items_sum(std::int64_t begin, std::int64_t end)
+{
+  std::int64_t sum = 0;
+  for (std::int64_t i = begin; i < end; ++i)
+  {
+    sum += i % 9 - 4;
+  }
+  return sum;
+}
+} // namespace
+
+RK_GPU_TEST_CASE("segmented_reduce: more long segments than the long list holds, on every GPU backend")
+{
+  // int8 items through an iterator: a tile is 1024 of them, so 16401 items (more than 16 tiles)
+  // go on the list. 9000 such segments overflow its 8192 entries; warps take the other 808.
+  const std::int64_t segments = rk_test::quick_mode() ? 8300 : 9000, size = 16401;
+  static_assert(rk::detail::long_segment_capacity == 8192, "the test overflows a list of 8192");
+  const auto items = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), small_item{});
+  std::vector<std::int64_t> expected(static_cast<std::size_t>(segments));
+  for (std::int64_t s = 0; s < segments; ++s)
+  {
+    expected[static_cast<std::size_t>(s)] = 2 + small_items_sum(s * size, (s + 1) * size);
+  }
+  thrust::device_vector<std::int64_t> out(static_cast<std::size_t>(segments));
+  std::vector<std::int64_t> got(static_cast<std::size_t>(segments));
+  const auto check_backend = [&](auto policy) {
+    thrust::fill(out.begin(), out.end(), std::int64_t{-1});
+    rk::segmented_reduce(policy, items, segments, size, out.begin(), std::int64_t{2});
+    thrust::copy(out.begin(), out.end(), got.begin());
+    CHECK(got == expected);
+  };
+  check_backend(rk::single_pass);
+  check_backend(rk::two_pass);
+  check_backend(rk::atomic);
+}
