@@ -1,6 +1,7 @@
-// rk::segmented_reduce on rk::atomic (integers bit for bit against rk::host, floats within the
-// issue's bound, a compare-and-swap route, the three forms), and the long list's overflow on every
-// GPU backend: more listed segments than the list holds, the rest left to warps.
+// rk::segmented_reduce on rk::atomic, and on rk::device where it picks rk::atomic (integers bit
+// for bit against rk::host, floats within the issue's bound, a compare-and-swap route, the three
+// forms), and the long list's overflow on every GPU backend: more listed segments than the list
+// holds, the rest left to warps.
 
 #include "../support/segments.hpp"
 #include "../support/spread.hpp"
@@ -52,11 +53,11 @@ struct layout_input
     return offsets.size() - 1;
   }
 
-  template <class T, class Op>
-  std::vector<T> on_atomic(T init, Op op) const
+  template <class T, class Op, class Policy = decltype(rk::atomic)>
+  std::vector<T> on_gpu(T init, Op op, Policy policy = rk::atomic) const
   {
     thrust::device_vector<T> out(segments());
-    rk::segmented_reduce(rk::atomic, items.begin(), d_offsets.begin(), d_offsets.end(), out.begin(), init, op);
+    rk::segmented_reduce(policy, items.begin(), d_offsets.begin(), d_offsets.end(), out.begin(), init, op);
     std::vector<T> got(segments());
     thrust::copy(out.begin(), out.end(), got.begin());
     return got;
@@ -72,14 +73,14 @@ struct layout_input
 };
 
 /// Integer results do not depend on the order of the atomics: rk::host's, exactly.
-template <class T, class Item, class Op>
-void exact_on_every_layout(T init, Op op)
+template <class T, class Item, class Op, class Policy = decltype(rk::atomic)>
+void exact_on_every_layout(T init, Op op, Policy policy = rk::atomic)
 {
   for (segment_layout layout : rk_test::all_layouts())
   {
     CAPTURE(rk_test::name(layout));
     const layout_input<Item> in(layout);
-    CHECK(in.on_atomic(init, op) == in.on_host(init, op));
+    CHECK(in.on_gpu(init, op, policy) == in.on_host(init, op));
   }
 }
 } // namespace
@@ -90,6 +91,9 @@ RK_GPU_TEST_CASE("segmented_reduce: rk::atomic, integers exact on every layout (
   exact_on_every_layout<std::int64_t, std::int8_t>(std::int64_t{-7}, rk::plus{});
   exact_on_every_layout<int, int>(1 << 30, rk::minimum{});
   exact_on_every_layout<unsigned, unsigned>(5u, rk::maximum{});
+  // rk::device runs rk::atomic here (integer T, hardware atomic, contiguous output of T).
+  exact_on_every_layout<int, int>(3, rk::plus{}, rk::device);
+  exact_on_every_layout<std::int64_t, std::int8_t>(std::int64_t{-7}, rk::bit_xor{}, rk::device);
 }
 
 RK_GPU_TEST_CASE("segmented_reduce: rk::atomic, float sums within (len+1) eps sum|x|, float max by compare-and-swap")
@@ -99,7 +103,7 @@ RK_GPU_TEST_CASE("segmented_reduce: rk::atomic, float sums within (len+1) eps su
     CAPTURE(rk_test::name(layout));
     const layout_input<float> in(layout);
     const float init   = 0.25f;
-    const auto got     = in.on_atomic(init, rk::plus{});
+    const auto got     = in.on_gpu(init, rk::plus{});
     std::size_t wrong  = 0;
     std::size_t first  = got.size();
     for (std::size_t s = 0; s < got.size(); ++s)
@@ -120,7 +124,7 @@ RK_GPU_TEST_CASE("segmented_reduce: rk::atomic, float sums within (len+1) eps su
     CAPTURE(first);
     CHECK(wrong == 0);
     // max is exact whatever the order; float has no hardware atomic max, so this takes the CAS loop.
-    CHECK(in.on_atomic(-1e30f, rk::maximum{}) == in.on_host(-1e30f, rk::maximum{}));
+    CHECK(in.on_gpu(-1e30f, rk::maximum{}) == in.on_host(-1e30f, rk::maximum{}));
   }
 }
 
@@ -136,6 +140,8 @@ RK_GPU_TEST_CASE("segmented_reduce: rk::explain_segmented on rk::atomic")
   CHECK(a.backend == "atomic");
   CHECK_FALSE(a.reproducible);
   CHECK(a.reason.find("atomics into the output") != std::string::npos);
+  const rk::explanation d = rk::explain_segmented(rk::device, 7);
+  CHECK(d.reason.find("rk::atomic for an integer T") != std::string::npos);
 }
 
 namespace
@@ -183,4 +189,5 @@ RK_GPU_TEST_CASE("segmented_reduce: more long segments than the long list holds,
   check_backend(rk::single_pass);
   check_backend(rk::two_pass);
   check_backend(rk::atomic);
+  check_backend(rk::device);
 }

@@ -25,6 +25,7 @@
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
+#include <cub/warp/warp_scan.cuh>
 
 #include <cuda/atomic>
 
@@ -438,6 +439,102 @@ __device__ __forceinline__ offset_t ceil_div(offset_t a, offset_t b)
   return (a + b - 1) / b;
 }
 
+/// A block's fair share of `total` listed items over `blocks` blocks (at least one item).
+__device__ __forceinline__ offset_t fair_share(offset_t total, offset_t blocks)
+{
+  return total > blocks ? ceil_div(total, blocks) : 1;
+}
+
+/// (1 << 32) | parts at `share` for a segment of at least `share` items, 0 otherwise: summed over
+/// the list, (long segments << 32) | their parts, at most 8192 and G + 8192.
+__device__ __forceinline__ offset_t long_tally_of(offset_t items, offset_t share)
+{
+  return items >= share ? (offset_t{1} << 32) | ceil_div(items, share) : 0;
+}
+
+/// The part length the plan aims at: the fair share, or W / (G - b) where the b long segments'
+/// parts at the fair share would not fit one wave (W / (G - b) leaves them at most
+/// W / target + b <= G parts).
+__device__ __forceinline__ offset_t part_target(offset_t total, offset_t share, offset_t long_tally, offset_t blocks)
+{
+  const offset_t long_parts = long_tally & 0xffffffff, long_segments = long_tally >> 32;
+  const offset_t room       = blocks - long_segments > 1 ? blocks - long_segments : 1;
+  return long_parts <= blocks ? share : ceil_div(total, room);
+}
+
+struct part_count
+{
+  offset_t parts;
+  int part_class;
+};
+
+/// A listed segment's parts (at most one per tile) and their class: class c holds parts of
+/// [target / 2^(c+1), target / 2^c) items, the last class the rest.
+template <class Item>
+__device__ __forceinline__ part_count parts_of(offset_t items, offset_t target)
+{
+  const offset_t tiles = tile_count(items, tile_items<Item>);
+  offset_t parts       = ceil_div(items, target);
+  parts                = parts < tiles ? parts : tiles;
+  parts                = parts < max_tree_parts ? parts : max_tree_parts;
+  const offset_t part_items = items / parts;
+  int c                     = 0;
+  while (c < long_segment_part_classes - 1 && (part_items << (c + 1)) < target)
+  {
+    ++c;
+  }
+  return {parts, c};
+}
+
+/// The plan of a list of at most 32 segments, by one warp, a segment per lane: the block's
+/// collectives over 64-byte class tallies took 7.5 us to plan a single segment (H100, ncu), a
+/// fixed cost in front of every call with few long segments. The same queue as the block's.
+template <class Item>
+__device__ void plan_short_list(const long_segment_list& list, offset_t listed)
+{
+  using warp_scan = cub::WarpScan<offset_t>;
+  __shared__ typename warp_scan::TempStorage scan;
+  const int lane        = static_cast<int>(threadIdx.x);
+  const bool has        = lane < listed;
+  const offset_t items  = has ? list.items[lane] : 0;
+  const offset_t blocks = list.parts_target;
+  offset_t ignored, total, long_tally;
+  // (__syncwarp before each reuse of the scan's storage, as CUB asks.)
+  warp_scan(scan).InclusiveSum(items, ignored, total);
+  __syncwarp();
+  const offset_t share = fair_share(total, blocks);
+  warp_scan(scan).InclusiveSum(has ? long_tally_of(items, share) : 0, ignored, long_tally);
+  const offset_t target = part_target(total, share, long_tally, blocks);
+  const part_count p    = has ? parts_of<Item>(items, target) : part_count{0, long_segment_part_classes};
+  // Classes in order, each in list order: a lane's place counts the segments, and its first part
+  // the parts, of the classes before its own and of the lanes before it in its own.
+  offset_t placed = 0, queued = 0, place = 0, first_part = 0;
+  for (int q = 0; q < long_segment_part_classes; ++q)
+  {
+    const bool mine        = p.part_class == q;
+    const unsigned members = __ballot_sync(0xffffffffu, mine);
+    offset_t through_me, class_parts;
+    __syncwarp();
+    warp_scan(scan).InclusiveSum(mine ? p.parts : 0, through_me, class_parts);
+    if (mine)
+    {
+      place      = placed + __popc(members & ((1u << lane) - 1u));
+      first_part = queued + through_me - p.parts;
+    }
+    placed += __popc(members);
+    queued += class_parts;
+  }
+  if (has)
+  {
+    list.order[place]       = lane;
+    list.part_prefix[place] = first_part;
+  }
+  if (lane == 0)
+  {
+    list.part_prefix[listed] = queued;
+  }
+}
+
 /// Cuts every listed segment into parts and queues them, longest first. A segment of L items gets
 /// ceil(L / target) parts (at most one per tile): target is a block's fair share of the listed
 /// items, W / G for G blocks, or W / (G - b) where the parts of the b segments longer than W / G
@@ -463,6 +560,14 @@ __global__ void __launch_bounds__(segment_block_threads) long_segments_plan_kern
   } temp;
   __shared__ offset_t shared_total, shared_target;
   const offset_t listed     = list.listed();
+  if (listed <= warp_threads)
+  {
+    if (threadIdx.x < warp_threads)
+    {
+      plan_short_list<Item>(list, listed);
+    }
+    return;
+  }
   const offset_t blocks     = list.parts_target;
   const offset_t per_thread = (listed + threads - 1) / threads;
   const offset_t run_begin  = min(listed, offset_t{threadIdx.x} * per_thread);
@@ -489,46 +594,31 @@ __global__ void __launch_bounds__(segment_block_threads) long_segments_plan_kern
   }
   __syncthreads();
   const offset_t total = shared_total;
-  const offset_t share = total > blocks ? ceil_div(total, blocks) : 1;
-  // (long segments << 32) | their parts at `share`: at most 8192 and G + 8192.
-  offset_t long_tally = 0;
+  const offset_t share = fair_share(total, blocks);
+  offset_t long_tally  = 0;
   for (int k = 0; k < run_length; ++k)
   {
-    long_tally += items[k] >= share ? (offset_t{1} << 32) | ceil_div(items[k], share) : 0;
+    long_tally += long_tally_of(items[k], share);
   }
   long_tally = block_sum(temp.sum).Sum(long_tally);
   if (threadIdx.x == 0)
   {
-    // W / (G - b) leaves the b long segments at most W / target + b <= G parts.
-    const offset_t long_parts = long_tally & 0xffffffff, long_segments = long_tally >> 32;
-    const offset_t room       = blocks - long_segments > 1 ? blocks - long_segments : 1;
-    shared_target             = long_parts <= blocks ? share : ceil_div(total, room);
+    shared_target = part_target(total, share, long_tally, blocks);
   }
   __syncthreads();
   const offset_t target = shared_target;
 
-  // Each segment's parts (at most one per tile) and class: class c holds parts of
-  // [target / 2^(c+1), target / 2^c) items, the last class the rest. `items` keeps
-  // (class << 48) | parts from here on.
+  // `items` keeps (class << 48) | parts from here on.
   part_class_tally tally{};
   for (int k = 0; k < run_length; ++k)
   {
-    const offset_t tiles = tile_count(items[k], tile_items<Item>);
-    offset_t parts       = ceil_div(items[k], target);
-    parts                = parts < tiles ? parts : tiles;
-    parts                = parts < max_tree_parts ? parts : max_tree_parts;
-    const offset_t part_items = items[k] / parts;
-    int c                     = 0;
-    while (c < classes - 1 && (part_items << (c + 1)) < target)
-    {
-      ++c;
-    }
+    const part_count p = parts_of<Item>(items[k], target);
 #pragma unroll
     for (int q = 0; q < classes; ++q)
     {
-      tally.of[q] += q == c ? (1ull << 32) | static_cast<unsigned long long>(parts) : 0ull;
+      tally.of[q] += q == p.part_class ? (1ull << 32) | static_cast<unsigned long long>(p.parts) : 0ull;
     }
-    items[k] = (offset_t{c} << 48) | parts;
+    items[k] = (offset_t{p.part_class} << 48) | p.parts;
   }
   part_class_tally before{}, all{};
   block_scan(temp.scan).ExclusiveSum(tally, before, all);
