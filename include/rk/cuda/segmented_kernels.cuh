@@ -730,6 +730,10 @@ __device__ inline offset_t listed_segment_of(const long_segment_list& list, offs
   return lo;
 }
 
+/// The listed segments' parts, taken from the plan's queue until it is empty. Every part runs one
+/// block body (the reproducible tree's, or for part_join::atomic the grid-ordered one); `Join`
+/// is the backend's epilogue. The last block to leave returns the list's counters to zero, unless
+/// the finish kernel comes after it.
 template <class VectorAgent, class ElementAgent, part_join Join, class T, class Input, class Out, class Init,
           class Op>
 __global__ void __launch_bounds__(VectorAgent::block_threads,
