@@ -70,10 +70,21 @@ int run_rank(ncclComm_t comm, int rank, int ranks)
     const std::int64_t sum = rk::reduce(policy, shard.begin(), shard.end(), std::int64_t{0}, rk::plus{});
 
     // A computed shard, and the stream-ordered form: the result lands in device memory.
+    // Through a workspace (made once, on every rank), the gather is one kernel over NCCL
+    // symmetric memory where the communicator has it (one host, GPUs with peer access).
     const auto maps = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(first), step_map{});
     thrust::device_vector<affine> out(1);
-    rk::reduce_into(policy, maps, maps + items_per_rank, out.data(), affine{1, 0}, compose{});
-    cudaStreamSynchronize(stream); // reduce_into returned at once; out[0] is read on another stream
+    {
+      const rk::nccl_workspace workspace(comm);
+      if (rank == 0)
+      {
+        std::printf("workspace: %s%s\n", workspace.symmetric() ? "symmetric memory" : "ncclAllGather: ",
+                    workspace.reason().c_str());
+      }
+      rk::reduce_into(rk::nccl(workspace).on(stream), maps, maps + items_per_rank, out.data(), affine{1, 0},
+                      compose{});
+      cudaStreamSynchronize(stream); // reduce_into returned at once; the workspace outlives the call
+    }
     const affine f = out[0];
 
     const std::int64_t total = ranks * items_per_rank;

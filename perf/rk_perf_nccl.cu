@@ -11,7 +11,8 @@
 //               element); the gather-and-fold step alone (record, ncclAllGather, fold) against
 //               ncclAllReduce of one element (target: no slower), a bare ncclAllGather of
 //               one record, and two grouped ncclAllGathers (value, flag: a variant that would
-//               need no record-writing kernel).
+//               need no record-writing kernel). The same through an rk::nccl_workspace: the
+//               whole call, and its step alone (one kernel over NCCL symmetric memory).
 //
 // Method. Every trial times each contender once, the order rotated from trial to trial (as
 // rk_perf does, perf/trials.cuh); a contender's time in a trial is CUDA events around `calls`
@@ -226,8 +227,9 @@ struct row
 std::vector<row> json_rows;
 
 /// rk::nccl's result checked against the host's sum of every rank's rk::reduce of its shard.
-template <class T>
-void check_case(team& t, int rank, cudaStream_t stream, const T* shard, std::int64_t n, const std::string& what)
+template <class T, class Policy>
+void check_case(team& t, int rank, const Policy& policy, cudaStream_t stream, const T* shard, std::int64_t n,
+                const std::string& what)
 {
   const T mine = rk::reduce(rk::device.on(stream), shard, shard + n, T{0});
   t.meet.wait();
@@ -239,7 +241,7 @@ void check_case(team& t, int rank, cudaStream_t stream, const T* shard, std::int
     want += v;
   }
   t.meet.wait();
-  const T got = rk::reduce(rk::nccl(t.comms[rank]).on(stream), shard, shard + n, T{0});
+  const T got = rk::reduce(policy.on(stream), shard, shard + n, T{0});
   if (!results_match(got, static_cast<T>(want)))
   {
     std::lock_guard<std::mutex> lock(t.print);
@@ -272,7 +274,7 @@ void throughput_case(team& t, int rank, cudaStream_t stream, int log2_total, con
   const T* in  = static_cast<const T*>(shard.get());
   T* result    = static_cast<T*>(out.get());
   const std::string what = std::string(type_traits<T>::name) + " sum of " + power_of_two(log2_total);
-  check_case(t, rank, stream, in, n, what);
+  check_case(t, rank, rk::nccl(t.comms[rank]), stream, in, n, what);
 
   const std::vector<contender_spec> contenders = {
     {"rk::nccl", true,
@@ -319,7 +321,7 @@ ncclDataType_t nccl_type()
 
 template <class T>
 void latency_case(team& t, int rank, cudaStream_t stream, int log2n, const options& opt, markdown_table& table,
-                  markdown_table& step_table)
+                  markdown_table& step_table, const rk::nccl_workspace& workspace)
 {
   const std::int64_t n = std::int64_t{1} << log2n;
   device_buffer shard(static_cast<std::size_t>(n) * sizeof(T));
@@ -335,7 +337,8 @@ void latency_case(team& t, int rank, cudaStream_t stream, int log2n, const optio
   check(cudaMemsetAsync(record.get(), 0, 256 * static_cast<std::size_t>(t.ranks), stream), "cudaMemsetAsync");
   check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
   const std::string what = std::string(type_traits<T>::name) + " sum of " + power_of_two(log2n) + " per rank";
-  check_case(t, rank, stream, in, n, what);
+  check_case(t, rank, rk::nccl(t.comms[rank]), stream, in, n, what);
+  check_case(t, rank, rk::nccl(workspace), stream, in, n, what + " (workspace)");
 
   ncclComm_t comm                 = t.comms[rank];
   const rk::detail::nccl_rank me  = rk::detail::query_rank(comm, "rk_perf_nccl");
@@ -353,7 +356,7 @@ void latency_case(team& t, int rank, cudaStream_t stream, int log2n, const optio
        nccl_check(ncclAllReduce(result, result + 1, 1, nccl_type<T>(), ncclSum, comm, stream), "ncclAllReduce");
      }},
     {"gather-and-fold step", true,
-     [&] { rk::detail::gather_and_fold(comm, me, result, T{0}, result + 1, rk::plus{}, stream, facts); }},
+     [&] { rk::detail::gather_and_fold(comm, nullptr, me, result, T{0}, result + 1, rk::plus{}, stream, facts); }},
     {"ncclAllReduce, 1 element", true,
      [&] { nccl_check(ncclAllReduce(result, result + 1, 1, nccl_type<T>(), ncclSum, comm, stream), "ncclAllReduce"); }},
     {"ncclAllGather, 1 record", true,
@@ -373,6 +376,10 @@ void latency_case(team& t, int rank, cudaStream_t stream, int log2n, const optio
        nccl_check(ncclAllGather(flags + me.rank, flags, 1, ncclUint8, comm, stream), "ncclAllGather");
        nccl_check(ncclGroupEnd(), "ncclGroupEnd");
      }},
+    {"rk::nccl(workspace) (whole call)", true,
+     [&] { rk::reduce_into(rk::nccl(workspace).on(stream), in, in + n, result, T{0}, rk::plus{}); }},
+    {"symmetric step", true,
+     [&] { rk::detail::gather_and_fold(comm, &workspace, me, result, T{0}, result + 1, rk::plus{}, stream, facts); }},
   };
   const int trials = opt.trials > 0 ? opt.trials : (opt.quick ? 3 : 7);
   const auto times = run_trials(t, rank, stream, contenders, opt.quick ? 50 : 200, trials);
@@ -385,13 +392,16 @@ void latency_case(team& t, int rank, cudaStream_t stream, int log2n, const optio
   {
     e.push_back(summarize(s));
   }
-  table.add_row({type_traits<T>::name, power_of_two(log2n), fixed(e[0].median, 2), fixed(e[1].median, 2),
-                 fixed(e[2].median, 2), interval(paired_ratio(times[0], times[1]), 2),
-                 interval(paired_ratio(times[0], times[2]), 2)});
-  const estimate step = paired_ratio(times[3], times[4]);
-  step_table.add_row({type_traits<T>::name, power_of_two(log2n), fixed(e[3].median, 2), fixed(e[4].median, 2),
-                      fixed(e[5].median, 2), fixed(e[6].median, 2), interval(step, 2),
-                      t.ranks >= 2 ? to_string(judge(step, true, 1.0)) : "-"});
+  table.add_row({type_traits<T>::name, power_of_two(log2n), fixed(e[0].median, 2), fixed(e[7].median, 2),
+                 fixed(e[1].median, 2), fixed(e[2].median, 2), interval(paired_ratio(times[0], times[2]), 2),
+                 interval(paired_ratio(times[7], times[2]), 2)});
+  const estimate step      = paired_ratio(times[3], times[4]);
+  const estimate symmetric = paired_ratio(times[8], times[4]);
+  const std::string verdict =
+    t.ranks < 2 ? "-" : (workspace.symmetric() ? to_string(judge(symmetric, true, 1.0)) : "no symmetric memory");
+  step_table.add_row({type_traits<T>::name, power_of_two(log2n), fixed(e[3].median, 2), fixed(e[8].median, 2),
+                      fixed(e[4].median, 2), fixed(e[5].median, 2), fixed(e[6].median, 2), interval(step, 2),
+                      interval(symmetric, 2), verdict});
   for (std::size_t c = 0; c < contenders.size(); ++c)
   {
     json_rows.push_back({"latency", type_traits<T>::name, contenders[c].name, n, t.ranks, times[c]});
@@ -405,11 +415,21 @@ void rank_main(team& t, int rank, const options& opt, markdown_table& throughput
   stream_owner stream;
   if (opt.only.empty() || opt.only == "latency")
   {
+    const rk::nccl_workspace workspace(t.comms[rank]); // collective: every rank thread makes one
+    if (rank == 0)
+    {
+      std::lock_guard<std::mutex> lock(t.print);
+      std::cout << "- rk::nccl_workspace: "
+                << (workspace.symmetric() ? "symmetric memory (the one-kernel step)"
+                                          : "no symmetric memory (" + workspace.reason() + ")")
+                << "\n\n";
+    }
     for (int k = 10; k <= 20; k += 2)
     {
-      latency_case<std::int32_t>(t, rank, stream.get(), k, opt, latency, step);
-      latency_case<float>(t, rank, stream.get(), k, opt, latency, step);
+      latency_case<std::int32_t>(t, rank, stream.get(), k, opt, latency, step, workspace);
+      latency_case<float>(t, rank, stream.get(), k, opt, latency, step, workspace);
     }
+    check(cudaStreamSynchronize(stream.get()), "cudaStreamSynchronize");
   }
   if (opt.only.empty() || opt.only == "throughput")
   {
@@ -426,7 +446,8 @@ void usage(std::ostream& os)
   os << "usage: rk_perf_nccl [--quick] [--gpus N] [--trials K] [--only throughput|latency] [--json FILE]\n"
         "  rk::nccl across the GPUs of this host (one thread per GPU, ncclCommInitAll): throughput of int32\n"
         "  and float sums against one GPU, latency against rk::device and cub + ncclAllReduce, and the\n"
-        "  gather-and-fold step against ncclAllReduce of one element.\n";
+        "  gather-and-fold step (ncclAllGather, and one kernel over an rk::nccl_workspace's symmetric memory)\n"
+        "  against ncclAllReduce of one element.\n";
 }
 
 void write_json(const std::string& path, int ranks, const std::vector<std::string>& gpus, int nccl_version)
@@ -549,11 +570,13 @@ int main(int argc, char** argv)
     markdown_table throughput({"type", "items in all", "GPUs", "rk::nccl us", "GB/s", "one GPU us", "GB/s",
                                "speed-up [IQR]", ">= 1.9x"},
                               3);
-    markdown_table latency({"type", "items per rank", "rk::nccl us", "rk::device shard us", "cub + AllReduce us",
-                            "nccl / shard [IQR]", "nccl / (cub + AllReduce) [IQR]"},
+    markdown_table latency({"type", "items per rank", "rk::nccl us", "rk::nccl(ws) us", "rk::device shard us",
+                            "cub + AllReduce us", "nccl / (cub + AllReduce) [IQR]",
+                            "nccl(ws) / (cub + AllReduce) [IQR]"},
                            2);
-    markdown_table step({"type", "items per rank", "gather-and-fold us", "AllReduce(1) us", "AllGather(record) us",
-                         "2 AllGathers grouped us", "step / AllReduce [IQR]", "<= 1"},
+    markdown_table step({"type", "items per rank", "AllGather step us", "symmetric step us", "AllReduce(1) us",
+                         "AllGather(record) us", "2 AllGathers grouped us", "AllGather step / AllReduce [IQR]",
+                         "symmetric / AllReduce [IQR]", "symmetric <= 1"},
                         2);
     std::vector<std::thread> threads;
     std::vector<std::string> errors(ranks);

@@ -12,13 +12,22 @@
 /// // every rank gets 0 + shard_0 + shard_1 + ... + shard_{R-1}, in rank order
 /// \endcode
 ///
+/// With an rk::nccl_workspace (made once per communicator, collectively), the gather-and-fold
+/// step is one kernel over NCCL symmetric memory instead of an ncclAllGather between two kernels:
+///
+/// \code
+/// rk::nccl_workspace ws(comm);
+/// float s = rk::reduce(rk::nccl(ws).on(stream), shard.begin(), shard.end(), 0.0f, rk::plus{});
+/// \endcode
+///
 /// Layers: rk/nccl/policy.cuh (the policy), rk/nccl/dispatch.cuh (the calls: local reduction
-/// without init, then the gather-and-fold step), rk/nccl/kernels.cuh (its two small kernels),
-/// rk/nccl/error.cuh (rk::nccl_error). The local reduction is rk's own
-/// (rk/cuda/reduce_range.cuh).
+/// without init, then the gather-and-fold step), rk/nccl/kernels.cuh (its kernels),
+/// rk/nccl/workspace.cuh (rk::nccl_workspace), rk/nccl/error.cuh (rk::nccl_error). The local
+/// reduction is rk's own (rk/cuda/reduce_range.cuh).
 
 #include <rk/reduce.cuh>
 
 #include <rk/nccl/dispatch.cuh>
 #include <rk/nccl/error.cuh>
 #include <rk/nccl/policy.cuh>
+#include <rk/nccl/workspace.cuh>

@@ -54,7 +54,7 @@ std::int64_t covered(layout l, std::int64_t total, int ranks)
   return shard_of(l, total, ranks - 1, ranks).end;
 }
 
-void run_all_properties(const rank_env& env, report& out)
+void run_all_properties(const rank_env& env, report& out, const std::string& prefix)
 {
   using property = void (*)(const rank_env&, report&);
   const std::pair<const char*, property> properties[] = {
@@ -69,7 +69,7 @@ void run_all_properties(const rank_env& env, report& out)
   };
   for (const auto& [name, body] : properties)
   {
-    out.property(name);
+    out.property(prefix + name);
     try
     {
       body(env, out);

@@ -28,6 +28,20 @@ struct rank_env
   int device;
   cudaStream_t stream;
   int visible_gpus; ///< GPUs this process sees (the wrong-device check needs two)
+  /// The properties' calls go through this workspace's symmetric step if set, else the
+  /// communicator's ncclAllGather step.
+  const rk::nccl_workspace* workspace = nullptr;
+
+  /// rk::nccl over this rank's communicator or workspace.
+  rk::nccl_policy<rk::gpu_backend::automatic> nccl() const
+  {
+    return workspace != nullptr ? rk::nccl(*workspace) : rk::nccl(comm);
+  }
+  template <rk::gpu_backend Backend, class Provider>
+  rk::nccl_policy<Backend, Provider> nccl(const rk::gpu_policy<Backend, Provider>& local) const
+  {
+    return workspace != nullptr ? rk::nccl(*workspace, local) : rk::nccl(comm, local);
+  }
 };
 
 /// Checks of one rank, with the failures spelled out.
@@ -102,5 +116,6 @@ void graph_capture(const rank_env& env, report& out);
 void errors(const rank_env& env, report& out);
 
 /// Every property above, in one order, each under its name; an exception ends only its property.
-void run_all_properties(const rank_env& env, report& out);
+/// `prefix` goes before each property's name in the failures.
+void run_all_properties(const rank_env& env, report& out, const std::string& prefix = {});
 } // namespace rk_test::nccl

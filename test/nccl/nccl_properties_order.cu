@@ -68,16 +68,16 @@ void check_order(const rank_env& env, report& out, const std::string& name, cons
 void non_commutative(const rank_env& env, report& out)
 {
   const std::vector<std::int64_t> totals = {1, 2, 5, 4097, (std::int64_t{1} << 20) + 1};
-  const auto device                      = rk::nccl(env.comm).on(env.stream);
+  const auto device                      = env.nccl().on(env.stream);
   // Segment merge: [-5, 0) then [0, 1), [1, 2), ... gives exactly [-5, covered) only if every
   // combine was adjacent and left to right, across the ranks too, with init once on the left.
   check_order(env, out, "segment merge", device, to_segment{}, segment{-5, 0}, segment_merge{}, totals);
   check_order(env, out, "2x2 matrix product", device, to_mat2{}, mat2{1, 2, 3, 5}, mat2_multiply{}, totals);
   check_order(env, out, "affine composition", device, to_affine{}, affine{3, 1}, affine_compose{}, totals);
   // The local backend named by the user.
-  check_order(env, out, "segment merge, local two_pass", rk::nccl(env.comm, rk::two_pass).on(env.stream),
+  check_order(env, out, "segment merge, local two_pass", env.nccl(rk::two_pass).on(env.stream),
               to_segment{}, segment{-5, 0}, segment_merge{}, {4097, (std::int64_t{1} << 20) + 1});
-  check_order(env, out, "segment merge, local single_pass", rk::nccl(env.comm, rk::single_pass.on(env.stream)),
+  check_order(env, out, "segment merge, local single_pass", env.nccl(rk::single_pass.on(env.stream)),
               to_segment{}, segment{-5, 0}, segment_merge{}, {4097});
 
   // Items in memory (16-byte segments in a device_vector), not computed.
@@ -111,7 +111,7 @@ void large_shards(const rank_env& env, report& out)
     total += n;
   }
   const std::int64_t n = (std::int64_t{1} << 31) + 77 + 1000 * env.rank;
-  const auto policy    = rk::nccl(env.comm).on(env.stream);
+  const auto policy    = env.nccl().on(env.stream);
   const auto index     = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(begin), index_identity{});
   // Past 2^32 items in all the sum of the indices passes 2^63: summed as uint64, mod 2^64.
   const std::uint64_t sum = rk::reduce(policy, index, index + n, std::uint64_t{3}, rk::plus{});
@@ -135,7 +135,7 @@ void back_to_back(const rank_env& env, report& out)
   thrust::device_vector<std::int32_t> shard(sizes(env.rank));
   std::int32_t* results = nullptr;
   cuda_ok(cudaMalloc(&results, calls * sizeof(std::int32_t)), "cudaMalloc");
-  const auto policy = rk::nccl(env.comm).on(env.stream);
+  const auto policy = env.nccl().on(env.stream);
   for (int j = 0; j < calls; ++j)
   {
     thrust::fill(thrust::cuda::par_nosync.on(env.stream), shard.begin(), shard.end(), (j + 1) * (env.rank + 1));
@@ -175,7 +175,7 @@ void graph_capture(const rank_env& env, report& out)
   {
     begin += 5000 + r;
   }
-  const auto policy = rk::nccl(env.comm).on(env.stream);
+  const auto policy = env.nccl().on(env.stream);
   cuda_ok(cudaStreamSynchronize(env.stream), "cudaStreamSynchronize");
   cuda_ok(cudaStreamBeginCapture(env.stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
   cudaGraph_t graph = nullptr;
@@ -244,10 +244,20 @@ void errors(const rank_env& env, report& out)
     caught = true;
   }
   out.expect(caught, "rk::nccl_error was not caught as rk::error");
+  // A workspace over no communicator: refused before any collective call.
+  try
+  {
+    const rk::nccl_workspace workspace(nullptr);
+    out.expect(false, "rk::nccl_workspace over a null communicator did not throw");
+  }
+  catch (const rk::nccl_error& e)
+  {
+    out.expect(e.code() == ncclInvalidArgument, std::string("null workspace: code ") + ncclGetErrorString(e.code()));
+  }
   // The usual rk errors, thrown on every rank before anything is enqueued.
   try
   {
-    (void) rk::reduce(rk::nccl(env.comm).on(env.stream), items.end(), items.begin(), 0);
+    (void) rk::reduce(env.nccl().on(env.stream), items.end(), items.begin(), 0);
     out.expect(false, "a reversed range did not throw");
   }
   catch (const rk::invalid_range&)
@@ -258,7 +268,7 @@ void errors(const rank_env& env, report& out)
   bool refused = false;
   try
   {
-    (void) rk::reduce(rk::nccl(env.comm).on(env.stream), items.begin(), items.end(), 0);
+    (void) rk::reduce(env.nccl().on(env.stream), items.begin(), items.end(), 0);
   }
   catch (const rk::error& e)
   {
@@ -279,7 +289,7 @@ void errors(const rank_env& env, report& out)
     bool named = false;
     try
     {
-      (void) rk::reduce(rk::nccl(env.comm), items.begin(), items.end(), 0);
+      (void) rk::reduce(env.nccl(), items.begin(), items.end(), 0);
     }
     catch (const rk::error& e)
     {
@@ -289,8 +299,9 @@ void errors(const rank_env& env, report& out)
     out.expect(named, "a call with the wrong GPU current was not refused with the fix named");
   }
   // rk::explain names the local backend and the gather.
-  const std::string e = rk::explain(rk::nccl(env.comm), items.begin(), items.end(), 0, rk::plus{}).to_string();
-  out.expect(e.find("ncclAllGather") != std::string::npos && e.find("nccl(device)") != std::string::npos,
-             "rk::explain: " + e);
+  const std::string e = rk::explain(env.nccl(), items.begin(), items.end(), 0, rk::plus{}).to_string();
+  const char* step = env.workspace != nullptr && env.workspace->symmetric() ? "symmetric memory" : "ncclAllGather";
+  out.expect(e.find(step) != std::string::npos && e.find("nccl(device)") != std::string::npos,
+             "rk::explain: " + e + " (expected to name " + step + ")");
 }
 } // namespace rk_test::nccl

@@ -45,7 +45,7 @@ void check_values(const rank_env& env, report& out, const char* op_name, E init,
           out.expect(got == expected, mismatch(what, got, expected));
         }
       };
-      const auto policy = rk::nccl(env.comm).on(env.stream);
+      const auto policy = env.nccl().on(env.stream);
       check(rk::reduce(policy, input.begin(), input.end(), init, op), "rk::reduce");
       device_slot<E> result;
       rk::reduce_into(policy, input.begin(), input.end(), result.get(), init, op);
@@ -76,7 +76,7 @@ void sums_and_extrema(const rank_env& env, report& out)
 
 void no_default_constructor(const rank_env& env, report& out)
 {
-  const auto policy = rk::nccl(env.comm).on(env.stream);
+  const auto policy = env.nccl().on(env.stream);
   for (const std::int64_t total : {std::int64_t{2}, std::int64_t{100003}})
   {
     for (const layout l : {layout::even, layout::unequal, layout::first_empty})
@@ -102,7 +102,7 @@ void empty_shards(const rank_env& env, report& out)
 {
   // All shards empty: init comes back and op is never called (must_not_be_called traps if it is).
   const thrust::device_vector<std::int32_t> items(3, 1);
-  const auto policy = rk::nccl(env.comm).on(env.stream);
+  const auto policy = env.nccl().on(env.stream);
   out.expect(rk::reduce(policy, items.begin(), items.begin(), 42, must_not_be_called{}) == 42,
              "rk::reduce of empty shards everywhere did not return init");
   device_slot<std::int32_t> result;

@@ -76,8 +76,32 @@ report run_rank(ncclComm_t comm, int rank, int ranks, int device)
     out.expect(false, "cudaStreamCreateWithFlags failed");
     return out;
   }
-  const rank_env env{comm, rank, ranks, device, stream, rk_test::gpu_count()};
+  rank_env env{comm, rank, ranks, device, stream, rk_test::gpu_count()};
   rk_test::nccl::run_all_properties(env, out);
+  // Again through a workspace (collective: every rank makes one here). Where NCCL has the device
+  // API, the setups of two ranks or more (one host, GPUs with direct peer access) must get
+  // symmetric memory: a workspace that fell back would test the ncclAllGather step twice. NCCL
+  // gives a communicator of one rank none (no peers), so there the suite runs the workspace's
+  // fallback.
+  try
+  {
+    const rk::nccl_workspace workspace(comm);
+    if (rank == 0)
+    {
+      std::printf("[rk] nccl: workspace over %d rank(s): %s%s\n", ranks,
+                  workspace.symmetric() ? "symmetric memory" : "ncclAllGather step: ", workspace.reason().c_str());
+    }
+    out.property("the workspace");
+    out.expect(workspace.symmetric() || ranks < 2 || !RK_NCCL_DEVICE_API,
+               "the workspace has no symmetric memory: " + workspace.reason());
+    env.workspace = &workspace;
+    rk_test::nccl::run_all_properties(env, out, "workspace: ");
+    cudaStreamSynchronize(stream);
+  }
+  catch (const std::exception& e)
+  {
+    out.expect(false, std::string("rk::nccl_workspace: ") + e.what());
+  }
   cudaStreamSynchronize(stream);
   cudaStreamDestroy(stream);
   return out;

@@ -1,8 +1,9 @@
 #pragma once
 // rk::reduce, rk::reduce_into and rk::explain for rk::nccl policies: each rank reduces its shard
-// without init (rk::detail::reduce_range_into, the local policy's backend), stores a
-// (valid, value) record, one ncclAllGather shares the records, and each rank folds them in rank
-// order after init. Everything is enqueued on the policy's stream; only the value-returning
+// without init (rk::detail::reduce_range_into, the local policy's backend), then shares a
+// (valid, value) record with every rank and folds the records in rank order after init: through
+// one ncclAllGather between two small kernels, or, with an rk::nccl_workspace that has symmetric
+// memory, in one kernel. Everything is enqueued on the policy's stream; only the value-returning
 // rk::reduce waits.
 
 #include <rk/cuda/dispatch.cuh>
@@ -57,15 +58,27 @@ inline nccl_rank query_rank(ncclComm_t comm, const char* what)
   return me;
 }
 
-/// The gather-and-fold step: stores this rank's record (the shard's result at `shard_value`, or
-/// an empty record if null), gathers every rank's record in place with one ncclAllGather, and
-/// folds them in rank order after `init` into `out` (device memory, or a pinned host slot).
-/// Stream-ordered on `stream`; the records live in this call's scratch, leased only now, after the
-/// local reduction has been enqueued (that one leases the same stream's scratch itself).
+/// The gather-and-fold step: shares this rank's record (the shard's result at `shard_value`, or
+/// an empty record if null) with every rank and folds the records in rank order after `init` into
+/// `out` (device memory, or a pinned host slot). Stream-ordered on `stream`.
+/// - With a workspace that has symmetric memory: one kernel (symmetric_gather_fold_kernel).
+/// - Otherwise: a kernel stores the record, one in-place ncclAllGather gathers the records, a
+///   kernel folds them. The records live in this call's scratch, leased only now, after the local
+///   reduction has been enqueued (that one leases the same stream's scratch itself).
 template <class T, class Op>
-void gather_and_fold(ncclComm_t comm, const nccl_rank& me, const T* shard_value, const T& init, T* out, const Op& op,
-                     cudaStream_t stream, const device_facts& device)
+void gather_and_fold(ncclComm_t comm, const nccl_workspace* workspace, const nccl_rank& me, const T* shard_value,
+                     const T& init, T* out, const Op& op, cudaStream_t stream, const device_facts& device)
 {
+#if RK_NCCL_DEVICE_API
+  if (workspace != nullptr && workspace->symmetric())
+  {
+    launch_kernel(symmetric_gather_fold_kernel<T, Op>, 1, 32, stream,
+                  "rk::nccl: gathering and folding the shard records (symmetric memory)", workspace->device_comm(),
+                  workspace->buffer(), shard_value, init, out, op);
+    return;
+  }
+#endif
+  (void) workspace;
   using record = maybe<T>;
   scratch_lease scratch =
     lease_scratch(device.ordinal, stream, sizeof(record), static_cast<std::size_t>(me.ranks) * sizeof(record));
@@ -111,7 +124,7 @@ T reduce_dispatch(const nccl_policy<Backend, Provider>& policy, InputIt first, I
   {
     detail::reduce_range_into(policy.local, first, last, slot, user_op);
   }
-  detail::gather_and_fold(policy.comm, me, n > 0 ? slot : nullptr, init, slot, op, stream, device);
+  detail::gather_and_fold(policy.comm, policy.workspace, me, n > 0 ? slot : nullptr, init, slot, op, stream, device);
   detail::throw_on_error(cudaStreamSynchronize(stream), "rk::reduce with rk::nccl: waiting for the reduction");
   detail::uninitialized<T> value;
   std::memcpy(static_cast<void*>(&value), result.get(), sizeof(T));
@@ -147,7 +160,8 @@ void reduce_into(const nccl_policy<Backend, Provider>& policy, InputIt first, In
   {
     detail::reduce_range_into(policy.local, first, last, result, user_op);
   }
-  detail::gather_and_fold(policy.comm, me, n > 0 ? result : nullptr, init, result, op, policy.stream(), device);
+  detail::gather_and_fold(policy.comm, policy.workspace, me, n > 0 ? result : nullptr, init, result, op,
+                          policy.stream(), device);
 }
 
 template <gpu_backend Backend, class Provider, class InputIt, class OutputPtr, class T>
@@ -168,9 +182,16 @@ explanation explain_dispatch(const nccl_policy<Backend, Provider>& policy, Input
   e.policy = "nccl(" + e.policy + ")";
   e.reason += "; across the " + std::to_string(ranks) + " ranks: this rank's shard is reduced without init "
             + (e.size == 0 ? std::string("(empty here: nothing runs for it)") : std::string("by '") + e.backend + "'")
-            + ", then one ncclAllGather of " + std::to_string(sizeof(detail::maybe<T>))
-            + "-byte (valid, value) records per rank and a fold of the records in rank order after init, on "
-              "every rank";
+            + (policy.workspace != nullptr && policy.workspace->symmetric()
+                 ? std::string(", then one kernel stores this rank's (valid, value) record into every rank's "
+                               "symmetric memory (rk::nccl_workspace) and folds the records in rank order after "
+                               "init, on every rank")
+                 : ", then one ncclAllGather of " + std::to_string(sizeof(detail::maybe<T>))
+                     + "-byte (valid, value) records per rank and a fold of the records in rank order after init, "
+                       "on every rank"
+                     + (policy.workspace != nullptr
+                          ? " (the workspace has no symmetric memory: " + policy.workspace->reason() + ")"
+                          : std::string()));
   return e;
 }
 } // namespace rk

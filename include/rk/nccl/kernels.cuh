@@ -1,8 +1,15 @@
 #pragma once
-// The two one-thread kernels of rk::nccl's gather-and-fold step. A rank's shard result travels as
-// a maybe<T> record (value, valid); valid is false for an empty shard, so no identity is needed.
+// The kernels of rk::nccl's gather-and-fold step. A rank's shard result travels as a record
+// (value, valid); valid is false for an empty shard, so no identity is needed.
+//  - The ncclAllGather step: a one-thread kernel stores the record, NCCL gathers the records, a
+//    one-thread kernel folds them.
+//  - The symmetric step (rk::nccl_workspace): one kernel stores the record into every peer's
+//    memory and folds the records that arrive in its own.
 
 #include <rk/cuda/warp_reduce.cuh>
+#include <rk/nccl/workspace.cuh>
+
+#include <cuda/atomic>
 
 namespace rk::detail
 {
@@ -37,4 +44,73 @@ __global__ void fold_shard_records_kernel(const maybe<T>* records, int ranks, T 
   }
   ::new (static_cast<void*>(out)) T(acc);
 }
+
+#if RK_NCCL_DEVICE_API
+/// The symmetric step, one warp: writes this rank's record (the shard's result at `value`, or an
+/// empty one if null) into its slot of every peer's buffer, then waits until every peer's record of
+/// this call has arrived in its own buffer, and folds them in rank order after `init` into `out`.
+/// A record is published by a release store of its call number after its bytes, and read after an
+/// acquire load that sees that number (system scope: the stores cross NVLink), so no barrier is
+/// needed. The call number is this rank's count of these kernels, kept in its own buffer, so the
+/// step stays in step across CUDA graph replays as well.
+template <class T, class Op>
+__global__ void __launch_bounds__(32)
+  symmetric_gather_fold_kernel(ncclDevComm comm, ncclDevResourceHandle_t buffer, const T* value, T init, T* out, Op op)
+{
+  using layout    = symmetric_records;
+  using call_word = cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>;
+  const int ranks = comm.nRanks;
+  const int me    = comm.rank;
+  auto* local     = static_cast<unsigned char*>(ncclGetResourceBufferLocalPointer(comm, buffer));
+  auto& counter   = *reinterpret_cast<unsigned long long*>(local);
+  const unsigned long long call = counter + 1;
+
+  // Every lane holds the record; lanes take the peers in turn.
+  uninitialized<T> mine;
+  const bool valid = value != nullptr;
+  if (valid)
+  {
+    mine.emplace(*value);
+  }
+  const std::size_t slot = layout::slot_offset(call, me, ranks);
+  for (int peer = static_cast<int>(threadIdx.x); peer < ranks; peer += 32)
+  {
+    auto* remote = static_cast<unsigned char*>(ncclGetResourceBufferLsaPointer(comm, buffer, peer)) + slot;
+    auto* header = reinterpret_cast<layout::slot_header*>(remote);
+    header->valid = valid ? 1u : 0u;
+    if (valid)
+    {
+      __builtin_memcpy(remote + layout::value_offset, static_cast<const void*>(&mine.value), sizeof(T));
+    }
+    call_word(header->call).store(call, cuda::memory_order_release);
+  }
+  for (int source = static_cast<int>(threadIdx.x); source < ranks; source += 32)
+  {
+    auto* header = reinterpret_cast<layout::slot_header*>(local + layout::slot_offset(call, source, ranks));
+    while (call_word(header->call).load(cuda::memory_order_acquire) != call)
+    {
+    }
+  }
+  __syncwarp();
+  if (threadIdx.x == 0)
+  {
+    T acc = init;
+    for (int source = 0; source < ranks; ++source)
+    {
+      unsigned char* record = local + layout::slot_offset(call, source, ranks);
+      auto* header          = reinterpret_cast<layout::slot_header*>(record);
+      // Its own acquire (the lane that waited for this slot may be another one).
+      (void) call_word(header->call).load(cuda::memory_order_acquire);
+      if (header->valid != 0)
+      {
+        uninitialized<T> v;
+        __builtin_memcpy(static_cast<void*>(&v.value), record + layout::value_offset, sizeof(T));
+        acc = op(acc, v.value);
+      }
+    }
+    ::new (static_cast<void*>(out)) T(acc);
+    counter = call;
+  }
+}
+#endif
 } // namespace rk::detail

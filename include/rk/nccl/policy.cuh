@@ -4,12 +4,18 @@
 /// communicator. It carries the communicator and the GPU policy each rank reduces its own shard
 /// with (rk::device unless named); `.on(stream)` binds that policy to a stream.
 ///
+/// `rk::nccl(workspace)` is the same policy over the workspace's communicator, whose gather runs
+/// as one kernel over the workspace's symmetric memory (rk/nccl/workspace.cuh).
+///
 /// \code
 /// rk::reduce(rk::nccl(comm).on(s), shard.begin(), shard.end(), 0.0f, rk::plus{});
 /// rk::reduce_into(rk::nccl(comm, rk::two_pass).on(s), first, last, d_out, init, op);
+/// rk::nccl_workspace ws(comm);
+/// rk::reduce_into(rk::nccl(ws).on(s), first, last, d_out, init, op);
 /// \endcode
 
 #include <rk/cuda/policy.cuh>
+#include <rk/nccl/workspace.cuh>
 #include <rk/policy.hpp>
 
 #include <nccl.h>
@@ -29,6 +35,8 @@ struct nccl_policy : execution_policy<nccl_policy<LocalBackend, LocalProvider>>
   ncclComm_t comm = nullptr;
   /// The GPU policy that reduces this rank's shard; its stream is the stream of the whole call.
   local_policy_type local{};
+  /// rk's symmetric memory on `comm`, if the policy was made from one (not owned).
+  const nccl_workspace* workspace = nullptr;
 
   /// A copy whose work (local reduction, gather, fold) runs on `s`.
   constexpr nccl_policy on(cudaStream_t s) const noexcept
@@ -62,4 +70,29 @@ nccl_policy<Backend, Provider> nccl(ncclComm_t comm, const gpu_policy<Backend, P
   p.local = local;
   return p;
 }
+
+/// The NCCL policy over `workspace.comm()`, each rank reducing its shard with rk::device and the
+/// shard results gathered through the workspace's symmetric memory (where it has it). The
+/// workspace must outlive the calls.
+inline nccl_policy<gpu_backend::automatic> nccl(const nccl_workspace& workspace) noexcept
+{
+  nccl_policy<gpu_backend::automatic> p;
+  p.comm      = workspace.comm();
+  p.workspace = &workspace;
+  return p;
+}
+
+/// The same, each rank reducing its shard with `local`.
+template <gpu_backend Backend, class Provider>
+nccl_policy<Backend, Provider> nccl(const nccl_workspace& workspace, const gpu_policy<Backend, Provider>& local) noexcept
+{
+  nccl_policy<Backend, Provider> p = nccl(workspace.comm(), local);
+  p.workspace                      = &workspace;
+  return p;
+}
+
+// A policy keeps a pointer to its workspace: a temporary one would be gone before the call.
+void nccl(const nccl_workspace&&)                           = delete;
+template <gpu_backend Backend, class Provider>
+void nccl(const nccl_workspace&&, const gpu_policy<Backend, Provider>&) = delete;
 } // namespace rk

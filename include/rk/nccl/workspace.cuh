@@ -1,0 +1,231 @@
+#pragma once
+/// \file
+/// rk::nccl_workspace: a few kB of NCCL symmetric memory on every rank of a communicator, which
+/// lets rk::nccl's gather-and-fold step run as one kernel (each rank stores its record straight
+/// into every peer's memory over NVLink, then folds the records that arrived in its own) instead of
+/// a record kernel, an ncclAllGather and a fold kernel. Where the communicator cannot have it (ranks
+/// on several hosts, GPUs without direct peer access, NCCL older than 2.28 or a runtime whose device
+/// API differs from the headers rk was built with), the workspace says why, and the calls that use
+/// it run the ncclAllGather step: same results, same rules.
+///
+/// \code
+/// rk::nccl_workspace ws(comm);                       // collective: every rank, once
+/// rk::reduce_into(rk::nccl(ws).on(stream), first, last, d_out, init, op);
+/// \endcode
+
+#include <rk/cuda/error.cuh>
+#include <rk/cuda/runtime.cuh>
+#include <rk/detail/config.hpp>
+#include <rk/nccl/error.cuh>
+
+#include <nccl.h>
+
+#include <cstddef>
+#include <string>
+#include <utility>
+
+#if defined(NCCL_VERSION_CODE) && NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0) && __has_include(<nccl_device.h>)
+#  include <nccl_device.h>
+#  define RK_NCCL_DEVICE_API 1
+#else
+#  define RK_NCCL_DEVICE_API 0
+#endif
+
+namespace rk
+{
+namespace detail
+{
+/// Where a rank's record lands in a peer's symmetric buffer. The buffer holds a call counter (this
+/// rank's calls so far; only this rank's kernel touches it) and two banks of one slot per source
+/// rank. A call uses the bank of its count's parity: a rank starts writing bank b again only after
+/// every peer has finished the call that read bank b (it needed their records of the call in
+/// between, which each peer's stream writes after that read), so two banks never let a fast rank
+/// overwrite a record a slow one has not folded yet.
+struct symmetric_records
+{
+  /// The slot's header: the call number of the record in it (0: none yet), then whether the
+  /// shard was empty. The value follows at value_offset.
+  struct slot_header
+  {
+    unsigned long long call;
+    unsigned int valid;
+    unsigned int padding;
+  };
+  static constexpr std::size_t header_bytes = 128; // the counter, alone in NCCL's 128-byte unit
+  static constexpr std::size_t value_offset = sizeof(slot_header);
+  static constexpr std::size_t slot_bytes   = value_offset + max_value_bytes;
+
+  RK_HOST_DEVICE static constexpr std::size_t bytes(int ranks) noexcept
+  {
+    return header_bytes + 2 * static_cast<std::size_t>(ranks) * slot_bytes;
+  }
+  RK_HOST_DEVICE static constexpr std::size_t slot_offset(unsigned long long call, int source, int ranks) noexcept
+  {
+    return header_bytes + (static_cast<std::size_t>(call & 1) * ranks + source) * slot_bytes;
+  }
+};
+} // namespace detail
+
+/// rk's symmetric memory on every rank of an NCCL communicator, for rk::nccl(workspace) calls.
+///
+/// Rules (NCCL's, for its device API):
+/// - Constructing it is collective: every rank of `comm` constructs one, in the same order relative
+///   to its other collective calls on `comm`, from its own thread with its GPU current.
+/// - The calls that use one workspace run one after the other on each rank (one stream, or
+///   streams ordered by events): each call's kernel waits for the same call's records of every
+///   peer.
+/// - Destroy it before the communicator, once the calls that used it have finished
+///   (cudaStreamSynchronize). It is move-only.
+class nccl_workspace
+{
+public:
+  /// Sets up the symmetric memory with ncclDevCommCreate (collective). If the communicator cannot
+  /// have it, the workspace still works, on the ncclAllGather step: `symmetric()` is false and
+  /// `reason()` says why. NCCL failures other than "not supported here" throw rk::nccl_error.
+  explicit nccl_workspace(ncclComm_t comm)
+      : comm_(comm)
+  {
+    int ranks = 0;
+    detail::check_nccl(ncclCommCount(comm, &ranks), comm, "rk::nccl_workspace: ncclCommCount");
+#if RK_NCCL_DEVICE_API
+    int runtime = 0;
+    detail::check_nccl(ncclGetVersion(&runtime), comm, "rk::nccl_workspace: ncclGetVersion");
+    // The device API's structures changed between NCCL minor versions (2.30 added a versioned
+    // header to the requirements): rk fills and reads them with the headers' layout, which the
+    // runtime shares only within the headers' minor version. Within 2.28, the fields rk uses sit
+    // at the same offsets from 2.28.3 to 2.28.9.
+    if (runtime / 100 != NCCL_VERSION_CODE / 100)
+    {
+      reason_ = "the NCCL runtime (" + std::to_string(runtime) + ") is not the minor version of the headers rk was "
+              + "built with (" + std::to_string(NCCL_VERSION_CODE) + "), whose device API rk uses";
+      return;
+    }
+#  ifdef NCCL_DEV_RESOURCE_REQUIREMENTS_INITIALIZER
+    ncclDevResourceRequirements_t buffer = NCCL_DEV_RESOURCE_REQUIREMENTS_INITIALIZER;
+#  else
+    ncclDevResourceRequirements_t buffer{};
+#  endif
+    buffer.bufferSize      = detail::symmetric_records::bytes(ranks);
+    buffer.bufferAlign     = 128;
+    buffer.outBufferHandle = &buffer_;
+#  ifdef NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER
+    ncclDevCommRequirements_t requirements = NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER;
+#  else
+    ncclDevCommRequirements_t requirements{};
+#  endif
+    requirements.resourceRequirementsList = &buffer;
+    // No NCCL barriers: the records carry their call number, which is the synchronization.
+    const ncclResult_t created = ncclDevCommCreate(comm, &requirements, &device_comm_);
+    if (created == ncclInvalidUsage)
+    {
+      // NCCL's answer where the communicator has no symmetric memory (ranks on several hosts, no
+      // direct peer access between some GPUs, NCCL_WIN_ENABLE=0, no cuMem).
+      reason_ = "NCCL has no symmetric memory for this communicator (ncclDevCommCreate: "
+              + std::string(ncclGetErrorString(created)) + ")";
+      return;
+    }
+    detail::check_nccl(created, comm, "rk::nccl_workspace: ncclDevCommCreate");
+    created_ = true;
+    if (device_comm_.lsaSize != ranks)
+    {
+      reason_ = "only " + std::to_string(device_comm_.lsaSize) + " of the " + std::to_string(ranks)
+              + " ranks can store into each other's memory (NCCL's LSA team)";
+      return;
+    }
+    symmetric_ = true;
+#else
+    (void) ranks;
+    reason_ = "rk was built with NCCL " + std::to_string(NCCL_VERSION_CODE) + ", older than 2.28's device API";
+#endif
+  }
+
+  nccl_workspace(const nccl_workspace&)            = delete;
+  nccl_workspace& operator=(const nccl_workspace&) = delete;
+
+  nccl_workspace(nccl_workspace&& other) noexcept
+      : comm_(std::exchange(other.comm_, nullptr))
+      , reason_(std::move(other.reason_))
+#if RK_NCCL_DEVICE_API
+      , device_comm_(other.device_comm_)
+      , buffer_(other.buffer_)
+#endif
+      , created_(std::exchange(other.created_, false))
+      , symmetric_(std::exchange(other.symmetric_, false))
+  {}
+
+  nccl_workspace& operator=(nccl_workspace&& other) noexcept
+  {
+    if (this != &other)
+    {
+      release();
+      comm_ = std::exchange(other.comm_, nullptr);
+      reason_ = std::move(other.reason_);
+#if RK_NCCL_DEVICE_API
+      device_comm_ = other.device_comm_;
+      buffer_      = other.buffer_;
+#endif
+      created_   = std::exchange(other.created_, false);
+      symmetric_ = std::exchange(other.symmetric_, false);
+    }
+    return *this;
+  }
+
+  ~nccl_workspace()
+  {
+    release();
+  }
+
+  /// The communicator it was made for.
+  ncclComm_t comm() const noexcept
+  {
+    return comm_;
+  }
+
+  /// Whether calls with it run the one-kernel step over symmetric memory.
+  bool symmetric() const noexcept
+  {
+    return symmetric_;
+  }
+
+  /// Why not, when symmetric() is false; empty otherwise.
+  const std::string& reason() const noexcept
+  {
+    return reason_;
+  }
+
+#if RK_NCCL_DEVICE_API
+  /// NCCL's device communicator and the handle of rk's buffer in it (for the step's kernel).
+  const ncclDevComm& device_comm() const noexcept
+  {
+    return device_comm_;
+  }
+  ncclDevResourceHandle_t buffer() const noexcept
+  {
+    return buffer_;
+  }
+#endif
+
+private:
+  void release() noexcept
+  {
+#if RK_NCCL_DEVICE_API
+    if (created_)
+    {
+      // Not collective (NCCL drops this rank's window); an error here has no one to report to.
+      (void) ncclDevCommDestroy(comm_, &device_comm_);
+    }
+#endif
+    created_   = false;
+    symmetric_ = false;
+  }
+
+  ncclComm_t comm_ = nullptr;
+  std::string reason_;
+#if RK_NCCL_DEVICE_API
+  ncclDevComm device_comm_{};
+  ncclDevResourceHandle_t buffer_ = 0;
+#endif
+  bool created_   = false;
+  bool symmetric_ = false;
+};
+} // namespace rk
