@@ -6,9 +6,21 @@
 #include <rk/cuda/launch.cuh>
 
 #include <cstdint>
+#include <string>
 
 namespace rk::detail
 {
+/// Throws rk::error unless `out` is aligned to sizeof(T), as the atomic routes need. `who` names
+/// the call in the message.
+template <class T>
+void check_atomic_output(const T* out, const char* who)
+{
+  if (reinterpret_cast<std::uintptr_t>(out) % sizeof(T) != 0)
+  {
+    throw error(std::string(who) + ": the output must be aligned to sizeof(T) for atomic updates");
+  }
+}
+
 template <class Provider, class Input, class T, class Op>
 struct atomic_launcher
 {
@@ -24,10 +36,7 @@ struct atomic_launcher
   static void launch(Input first, const range_plan& plan, const initial_value<T>& init, T* out, const Op& op,
                      cudaStream_t stream, const scratch_lease& scratch)
   {
-    if (reinterpret_cast<std::uintptr_t>(out) % sizeof(T) != 0)
-    {
-      throw error("rk::atomic: the output must be aligned to sizeof(T) for atomic updates");
-    }
+    check_atomic_output(out, "rk::atomic");
     launch_kernel(kernel, plan.blocks, agent::block_threads, stream, "rk::atomic: launching the kernel", first, plan,
                   scratch.counters, init, out, op);
   }

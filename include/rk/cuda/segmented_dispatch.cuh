@@ -241,10 +241,10 @@ void segmented_dispatch(const gpu_policy<Backend, Provider>& policy, InputIt fir
     constexpr gpu_backend backend = detail::segmented_backend_v<Backend, T, Op, OutputIt>;
     if constexpr (backend == gpu_backend::atomic)
     {
-      if (reinterpret_cast<std::uintptr_t>(output) % sizeof(T) != 0)
-      {
-        throw error("rk::segmented_reduce with rk::atomic: the output must be aligned to sizeof(T) for atomic updates");
-      }
+      // rk::device picks atomic for integer T only, where a T* off sizeof(T) is no valid pointer:
+      // it throws rather than instantiate single_pass as well for that case (rk::reduce_into, whose
+      // choice is made at run time anyway, falls back instead).
+      detail::check_atomic_output(output, "rk::segmented_reduce with rk::atomic");
     }
     const detail::segmented_launch<backend, Provider, decltype(input), decltype(segments), decltype(output), T, T, Op>
       launch(device);

@@ -655,35 +655,45 @@ __global__ void __launch_bounds__(segment_block_threads) long_segments_plan_kern
   }
 }
 
-/// One part of a listed segment through rk::reduce's block body: 16-byte vectors where the
-/// segment starts on that boundary (its tiles count from its first item), elements otherwise.
+/// Calls body(agent, start) with the block body that reads the listed segment starting at
+/// first + segment_first: VectorAgent's 16-byte vectors where that start lies on the 16-byte grid
+/// (the segment's tiles count from its first item), ElementAgent's element loads otherwise.
+template <class VectorAgent, class ElementAgent, class Input, class Body>
+__device__ __forceinline__ auto with_segment_agent(Input first, offset_t segment_first, Body&& body)
+{
+  const Input start = first + segment_first;
+  if constexpr (VectorAgent::vectorized)
+  {
+    if (reinterpret_cast<std::uintptr_t>(start) % vector_bytes == 0)
+    {
+      return body(VectorAgent{}, start);
+    }
+    return body(ElementAgent{}, element_pointer<typename VectorAgent::item>{start});
+  }
+  else
+  {
+    return body(VectorAgent{}, start);
+  }
+}
+
+/// One part of a listed segment through rk::reduce's block body (the reproducible tree).
 template <class VectorAgent, class ElementAgent, class Input, class T, class Op>
 __device__ maybe<T> reduce_segment_part(Input first, offset_t segment_first, const tree_plan& plan, offset_t part,
                                         const tree_outputs<T>& out, Op& op)
 {
-  if constexpr (VectorAgent::vectorized)
-  {
-    const Input p = first + segment_first;
-    if (reinterpret_cast<std::uintptr_t>(p) % vector_bytes == 0)
-    {
-      return VectorAgent::reduce_part(p, plan, part, out, op);
-    }
-    return ElementAgent::reduce_part(element_pointer<typename VectorAgent::item>{p}, plan, part, out, op);
-  }
-  else
-  {
-    return VectorAgent::reduce_part(first + segment_first, plan, part, out, op);
-  }
+  return with_segment_agent<VectorAgent, ElementAgent>(first, segment_first, [&](auto agent, auto start) {
+    return decltype(agent)::reduce_part(start, plan, part, out, op);
+  });
 }
 
-/// rk::atomic: part `part` of a listed segment's `parts` through the grid-ordered block body, on the
-/// same vector-or-element choice. The plan counts parts in tiles and the body in chunks: a part
-/// past the body's blocks reads nothing and yields nothing. Result valid in thread 0.
+/// rk::atomic: part `part` of a listed segment's `parts` through the grid-ordered block body. The
+/// plan counts parts in tiles and the body in chunks: a part past the body's blocks reads nothing
+/// and yields nothing. Result valid in thread 0.
 template <class VectorAgent, class ElementAgent, class T, class Input, class Op>
 __device__ maybe<T> reduce_segment_range(Input first, offset_t segment_first, offset_t n, offset_t parts,
                                          offset_t part, Op& op)
 {
-  const auto body = [&](auto agent, auto segment) {
+  return with_segment_agent<VectorAgent, ElementAgent>(first, segment_first, [&](auto agent, auto start) {
     using agent_type          = decltype(agent);
     constexpr int chunk_items = agent_type::chunk_items;
     const offset_t chunks     = n / chunk_items;
@@ -691,24 +701,11 @@ __device__ maybe<T> reduce_segment_range(Input first, offset_t segment_first, of
     maybe<T> total;
     if (part < blocks)
     {
-      total.set(agent_type::reduce_block(segment, range_plan{n, chunks, static_cast<int>(blocks)},
+      total.set(agent_type::reduce_block(start, range_plan{n, chunks, static_cast<int>(blocks)},
                                          static_cast<int>(part), op));
     }
     return total;
-  };
-  if constexpr (VectorAgent::vectorized)
-  {
-    const Input p = first + segment_first;
-    if (reinterpret_cast<std::uintptr_t>(p) % vector_bytes == 0)
-    {
-      return body(VectorAgent{}, p);
-    }
-    return body(ElementAgent{}, element_pointer<typename VectorAgent::item>{p});
-  }
-  else
-  {
-    return body(VectorAgent{}, first + segment_first);
-  }
+  });
 }
 
 /// The queue place of the listed segment that owns part `job`: the last i with part_prefix[i] <= job.
