@@ -64,6 +64,7 @@ void run_all_properties(const rank_env& env, report& out, const std::string& pre
     {"empty shards", empty_shards},
     {"shards of more than 2^31 items", large_shards},
     {"reduce_into back to back, input rewritten between calls", back_to_back},
+    {"reduce_into back to back, the ranks held back in turn", out_of_step},
     {"reduce_into captured in a CUDA graph", graph_capture},
     {"errors", errors},
   };

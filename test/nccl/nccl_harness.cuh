@@ -112,6 +112,7 @@ void no_default_constructor(const rank_env& env, report& out);
 void empty_shards(const rank_env& env, report& out);
 void large_shards(const rank_env& env, report& out);
 void back_to_back(const rank_env& env, report& out);
+void out_of_step(const rank_env& env, report& out);
 void graph_capture(const rank_env& env, report& out);
 void errors(const rank_env& env, report& out);
 

@@ -157,6 +157,59 @@ void back_to_back(const rank_env& env, report& out)
   }
 }
 
+namespace
+{
+/// Holds its stream back for `ns` nanoseconds of the GPU's global timer.
+__global__ void delay_kernel(unsigned long long ns)
+{
+  unsigned long long start = 0, now = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do
+  {
+    __nanosleep(1000);
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < ns);
+}
+} // namespace
+
+void out_of_step(const rank_env& env, report& out)
+{
+  // Sixteen calls back to back, a different rank held back 200 us before each: a rank that is
+  // not held back finishes call j and reaches call j + 1 while the held one is still at call j.
+  // Through a workspace, that is what its two banks of slots are for: each call must still get
+  // its own shards.
+  constexpr int calls = 16;
+  const auto size     = [](int r) { return std::int64_t{1000} + r; };
+  thrust::device_vector<std::int64_t> shard(size(env.rank));
+  std::int64_t* results = nullptr;
+  cuda_ok(cudaMalloc(&results, calls * sizeof(std::int64_t)), "cudaMalloc");
+  const auto policy = env.nccl().on(env.stream);
+  for (int j = 0; j < calls; ++j)
+  {
+    if (j % env.ranks == env.rank)
+    {
+      delay_kernel<<<1, 1, 0, env.stream>>>(200000);
+      cuda_ok(cudaGetLastError(), "delay_kernel");
+    }
+    thrust::fill(thrust::cuda::par_nosync.on(env.stream), shard.begin(), shard.end(), std::int64_t{j + 1 + env.rank});
+    rk::reduce_into(policy, shard.begin(), shard.end(), results + j, std::int64_t{j}, rk::plus{});
+  }
+  std::vector<std::int64_t> got(calls);
+  cuda_ok(cudaStreamSynchronize(env.stream), "cudaStreamSynchronize");
+  cuda_ok(cudaMemcpy(got.data(), results, calls * sizeof(std::int64_t), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  cudaFree(results);
+  for (int j = 0; j < calls; ++j)
+  {
+    std::int64_t want = j;
+    for (int r = 0; r < env.ranks; ++r)
+    {
+      want += size(r) * (j + 1 + r);
+    }
+    out.expect(got[j] == want, "call " + std::to_string(j) + " = " + std::to_string(got[j]) + ", expected "
+                                 + std::to_string(want));
+  }
+}
+
 void graph_capture(const rank_env& env, report& out)
 {
   // Every rank captures the same call (thread-local mode: the other ranks of this process capture

@@ -22,7 +22,6 @@
 
 #include <cstddef>
 #include <string>
-#include <utility>
 
 #if defined(NCCL_VERSION_CODE) && NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0) && __has_include(<nccl_device.h>)
 #  include <nccl_device.h>
@@ -70,12 +69,13 @@ struct symmetric_records
 ///
 /// Rules (NCCL's, for its device API):
 /// - Constructing it is collective: every rank of `comm` constructs one, in the same order relative
-///   to its other collective calls on `comm`, from its own thread with its GPU current.
+///   to its other collective calls on `comm`, from its own thread with its GPU current, outside
+///   ncclGroupStart/ncclGroupEnd (inside a group NCCL would defer the setup past the constructor).
 /// - The calls that use one workspace run one after the other on each rank (one stream, or
 ///   streams ordered by events): each call's kernel waits for the same call's records of every
 ///   peer.
 /// - Destroy it before the communicator, once the calls that used it have finished
-///   (cudaStreamSynchronize). It is move-only.
+///   (cudaStreamSynchronize). It is neither copyable nor movable (policies point at it).
 class nccl_workspace
 {
 public:
@@ -88,16 +88,26 @@ public:
     int ranks = 0;
     detail::check_nccl(ncclCommCount(comm, &ranks), comm, "rk::nccl_workspace: ncclCommCount");
 #if RK_NCCL_DEVICE_API
+    if (ranks == 1)
+    {
+      // NCCL gives a communicator with no peers no symmetric memory (and would say so in a
+      // warning); one rank's fold needs no gather anyway.
+      reason_ = "a communicator of one rank has no peers to share symmetric memory with";
+      return;
+    }
     int runtime = 0;
     detail::check_nccl(ncclGetVersion(&runtime), comm, "rk::nccl_workspace: ncclGetVersion");
     // The device API's structures changed between NCCL minor versions (2.30 added a versioned
     // header to the requirements): rk fills and reads them with the headers' layout, which the
     // runtime shares only within the headers' minor version. Within 2.28, the fields rk uses sit
     // at the same offsets from 2.28.3 to 2.28.9.
-    if (runtime / 100 != NCCL_VERSION_CODE / 100)
+    // A runtime newer than the headers, even within 2.28, may write a longer ncclDevComm than
+    // rk's member holds: only an equal or older runtime of the same minor version is safe.
+    if (runtime / 100 != NCCL_VERSION_CODE / 100 || runtime > NCCL_VERSION_CODE)
     {
-      reason_ = "the NCCL runtime (" + std::to_string(runtime) + ") is not the minor version of the headers rk was "
-              + "built with (" + std::to_string(NCCL_VERSION_CODE) + "), whose device API rk uses";
+      reason_ = "the NCCL runtime (" + std::to_string(runtime) + ") is not an equal or older release of the minor "
+              + "version of the headers rk was built with (" + std::to_string(NCCL_VERSION_CODE)
+              + "), whose device API rk uses";
       return;
     }
 #  ifdef NCCL_DEV_RESOURCE_REQUIREMENTS_INITIALIZER
@@ -120,8 +130,10 @@ public:
     {
       // NCCL's answer where the communicator has no symmetric memory (ranks on several hosts, no
       // direct peer access between some GPUs, NCCL_WIN_ENABLE=0, no cuMem).
+      const char* last = ncclGetLastError(comm);
       reason_ = "NCCL has no symmetric memory for this communicator (ncclDevCommCreate: "
-              + std::string(ncclGetErrorString(created)) + ")";
+              + std::string(ncclGetErrorString(created)) + (last != nullptr && *last != 0 ? std::string(": ") + last : "")
+              + ")";
       return;
     }
     detail::check_nccl(created, comm, "rk::nccl_workspace: ncclDevCommCreate");
@@ -141,38 +153,20 @@ public:
 
   nccl_workspace(const nccl_workspace&)            = delete;
   nccl_workspace& operator=(const nccl_workspace&) = delete;
-
-  nccl_workspace(nccl_workspace&& other) noexcept
-      : comm_(std::exchange(other.comm_, nullptr))
-      , reason_(std::move(other.reason_))
-#if RK_NCCL_DEVICE_API
-      , device_comm_(other.device_comm_)
-      , buffer_(other.buffer_)
-#endif
-      , created_(std::exchange(other.created_, false))
-      , symmetric_(std::exchange(other.symmetric_, false))
-  {}
-
-  nccl_workspace& operator=(nccl_workspace&& other) noexcept
-  {
-    if (this != &other)
-    {
-      release();
-      comm_ = std::exchange(other.comm_, nullptr);
-      reason_ = std::move(other.reason_);
-#if RK_NCCL_DEVICE_API
-      device_comm_ = other.device_comm_;
-      buffer_      = other.buffer_;
-#endif
-      created_   = std::exchange(other.created_, false);
-      symmetric_ = std::exchange(other.symmetric_, false);
-    }
-    return *this;
-  }
+  // Policies point at it: a move would leave them on the moved-from object. Hold it in a
+  // std::optional or std::unique_ptr to make it later or hand it on.
+  nccl_workspace(nccl_workspace&&)            = delete;
+  nccl_workspace& operator=(nccl_workspace&&) = delete;
 
   ~nccl_workspace()
   {
-    release();
+#if RK_NCCL_DEVICE_API
+    if (created_)
+    {
+      // Not collective (NCCL drops this rank's window); an error here has no one to report to.
+      (void) ncclDevCommDestroy(comm_, &device_comm_);
+    }
+#endif
   }
 
   /// The communicator it was made for.
@@ -206,19 +200,6 @@ public:
 #endif
 
 private:
-  void release() noexcept
-  {
-#if RK_NCCL_DEVICE_API
-    if (created_)
-    {
-      // Not collective (NCCL drops this rank's window); an error here has no one to report to.
-      (void) ncclDevCommDestroy(comm_, &device_comm_);
-    }
-#endif
-    created_   = false;
-    symmetric_ = false;
-  }
-
   ncclComm_t comm_ = nullptr;
   std::string reason_;
 #if RK_NCCL_DEVICE_API
