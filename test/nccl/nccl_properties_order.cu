@@ -6,6 +6,7 @@
 
 #include <rk/nccl.cuh>
 
+#include <thrust/copy.h>
 #include <thrust/device_vector.h>
 #include <thrust/execution_policy.h>
 #include <thrust/fill.h>
@@ -126,6 +127,24 @@ void large_shards(const rank_env& env, report& out)
                                                  segment{-2, total}));
 }
 
+namespace
+{
+/// Once the stream is done: call j's result, results[j], against want(j), for every call.
+template <class T, class Want>
+void expect_calls(const rank_env& env, report& out, const thrust::device_vector<T>& results, Want want)
+{
+  cuda_ok(cudaStreamSynchronize(env.stream), "cudaStreamSynchronize");
+  std::vector<T> got(results.size());
+  thrust::copy(results.begin(), results.end(), got.begin());
+  for (int j = 0; j < static_cast<int>(got.size()); ++j)
+  {
+    const std::int64_t expected = want(j);
+    out.expect(got[j] == expected, "call " + std::to_string(j) + " = " + std::to_string(got[j]) + ", expected "
+                                     + std::to_string(expected));
+  }
+}
+} // namespace
+
 void back_to_back(const rank_env& env, report& out)
 {
   // Eight calls enqueued without waiting, the shard rewritten on the same stream before each:
@@ -133,28 +152,21 @@ void back_to_back(const rank_env& env, report& out)
   constexpr int calls = 8;
   const auto sizes    = [&](int r) { return std::int64_t{1000} * (r + 1) + 17 * r; };
   thrust::device_vector<std::int32_t> shard(sizes(env.rank));
-  std::int32_t* results = nullptr;
-  cuda_ok(cudaMalloc(&results, calls * sizeof(std::int32_t)), "cudaMalloc");
+  thrust::device_vector<std::int32_t> results(calls);
   const auto policy = env.nccl().on(env.stream);
   for (int j = 0; j < calls; ++j)
   {
     thrust::fill(thrust::cuda::par_nosync.on(env.stream), shard.begin(), shard.end(), (j + 1) * (env.rank + 1));
-    rk::reduce_into(policy, shard.begin(), shard.end(), results + j, j, rk::plus{});
+    rk::reduce_into(policy, shard.begin(), shard.end(), results.data() + j, j, rk::plus{});
   }
-  std::vector<std::int32_t> got(calls);
-  cuda_ok(cudaStreamSynchronize(env.stream), "cudaStreamSynchronize");
-  cuda_ok(cudaMemcpy(got.data(), results, calls * sizeof(std::int32_t), cudaMemcpyDeviceToHost), "cudaMemcpy");
-  cudaFree(results);
-  for (int j = 0; j < calls; ++j)
-  {
+  expect_calls(env, out, results, [&](int j) {
     std::int64_t want = j;
     for (int r = 0; r < env.ranks; ++r)
     {
       want += sizes(r) * (j + 1) * (r + 1);
     }
-    out.expect(got[j] == want, "call " + std::to_string(j) + " = " + std::to_string(got[j]) + ", expected "
-                                 + std::to_string(want));
-  }
+    return want;
+  });
 }
 
 namespace
@@ -181,8 +193,7 @@ void out_of_step(const rank_env& env, report& out)
   constexpr int calls = 16;
   const auto size     = [](int r) { return std::int64_t{1000} + r; };
   thrust::device_vector<std::int64_t> shard(size(env.rank));
-  std::int64_t* results = nullptr;
-  cuda_ok(cudaMalloc(&results, calls * sizeof(std::int64_t)), "cudaMalloc");
+  thrust::device_vector<std::int64_t> results(calls);
   const auto policy = env.nccl().on(env.stream);
   for (int j = 0; j < calls; ++j)
   {
@@ -192,22 +203,16 @@ void out_of_step(const rank_env& env, report& out)
       cuda_ok(cudaGetLastError(), "delay_kernel");
     }
     thrust::fill(thrust::cuda::par_nosync.on(env.stream), shard.begin(), shard.end(), std::int64_t{j + 1 + env.rank});
-    rk::reduce_into(policy, shard.begin(), shard.end(), results + j, std::int64_t{j}, rk::plus{});
+    rk::reduce_into(policy, shard.begin(), shard.end(), results.data() + j, std::int64_t{j}, rk::plus{});
   }
-  std::vector<std::int64_t> got(calls);
-  cuda_ok(cudaStreamSynchronize(env.stream), "cudaStreamSynchronize");
-  cuda_ok(cudaMemcpy(got.data(), results, calls * sizeof(std::int64_t), cudaMemcpyDeviceToHost), "cudaMemcpy");
-  cudaFree(results);
-  for (int j = 0; j < calls; ++j)
-  {
+  expect_calls(env, out, results, [&](int j) {
     std::int64_t want = j;
     for (int r = 0; r < env.ranks; ++r)
     {
       want += size(r) * (j + 1 + r);
     }
-    out.expect(got[j] == want, "call " + std::to_string(j) + " = " + std::to_string(got[j]) + ", expected "
-                                 + std::to_string(want));
-  }
+    return want;
+  });
 }
 
 void graph_capture(const rank_env& env, report& out)
