@@ -1,19 +1,20 @@
 #pragma once
-// rk::reduce_by_key for the GPU policies, built on rk::segmented_reduce: one pass over the keys
-// (find_runs_kernel, rk/cuda/reduce_by_key_kernels.cuh) writes each run's first key to keys_out,
-// its first position ("head") to the scratch and the run count to a pinned slot; the host reads the
-// count, and the runs are reduced as the CSR segments [heads[r], heads[r+1]) by segmented reduce's
-// launches. One scratch lease holds the heads, the search's tile states and segmented reduce's
-// scratch.
+// rk::reduce_by_key for the GPU policies, built on rk::segmented_reduce: one pass of
+// cub::DeviceSelect::UniqueByKey writes each run's first key to keys_out and its first position to
+// the scratch ("heads"), the host reads the run count, and the runs are reduced as the CSR
+// segments [heads[r], heads[r+1]) by segmented reduce's launches. One scratch lease holds the
+// heads, CUB's temporary storage and segmented reduce's scratch.
 
-#include <rk/cuda/reduce_by_key_kernels.cuh>
 #include <rk/cuda/segmented_dispatch.cuh>
 #include <rk/detail/reduce_by_key_api.hpp>
+
+#include <cub/device/device_select.cuh>
+
+#include <thrust/iterator/counting_iterator.h>
 
 #include <climits>
 #include <cstdint>
 #include <cstring>
-#include <string>
 #include <utility>
 
 namespace rk
@@ -34,36 +35,31 @@ offset_t reduce_runs(const gpu_policy<Backend, Provider>& policy, Keys keys, std
   using segments_type       = csr_segments<const Head*>;
   const segmented_launch<Backend, Provider, Values, segments_type, RunValues, T, Init, Op> launch(device);
 
-  // Scratch: [heads: n + 1 positions | the search's tile states | segmented reduce's scratch].
-  const offset_t search_tiles = tile_count(n, run_search_threads * run_search_items);
-  if (search_tiles > INT_MAX)
-  {
-    throw error("rk::reduce_by_key: more than 2^31 tiles of keys (" + std::to_string(n) + " keys)");
-  }
-  std::size_t tile_bytes = 0;
-  throw_on_error(run_tile_state<Head>::AllocationSize(static_cast<int>(search_tiles), tile_bytes),
-                 "rk::reduce_by_key: sizing the run search");
-  const std::size_t heads_bytes = align_up(static_cast<std::size_t>(n + 1) * sizeof(Head), 256);
-  tile_bytes                    = align_up(tile_bytes, 256);
-  scratch_lease scratch =
-    lease_scratch(device.ordinal, stream, sizeof(T), heads_bytes + tile_bytes + launch.scratch_bytes());
-  auto* base  = static_cast<unsigned char*>(scratch.partials);
-  auto* heads = reinterpret_cast<Head*>(base);
-  run_tile_state<Head> tiles;
-  throw_on_error(tiles.Init(static_cast<int>(search_tiles), base + heads_bytes, tile_bytes),
-                 "rk::reduce_by_key: the run search's tile states");
+  // Scratch: [heads: n + 1 positions | CUB's temporary storage | segmented reduce's scratch].
+  const thrust::counting_iterator<Head> positions(0);
   const pinned_slot run_count = acquire_pinned_slot();
   auto* runs                  = static_cast<Head*>(run_count.get());
-  launch_kernel(init_run_tiles_kernel<Head>, static_cast<int>(tile_count(search_tiles, 256)), 256, stream,
-                "rk::reduce_by_key: preparing the run search", tiles, static_cast<int>(search_tiles));
-  launch_kernel(find_runs_kernel<Head, Keys, UniqueKeys, KeyEqual>, static_cast<int>(search_tiles),
-                run_search_threads, stream, "rk::reduce_by_key: finding the runs", keys, static_cast<Head>(n), heads,
-                unique_keys, key_equal, tiles, runs);
+  std::size_t cub_bytes       = 0;
+  throw_on_error(cub::DeviceSelect::UniqueByKey(nullptr, cub_bytes, keys, positions, unique_keys,
+                                                static_cast<Head*>(nullptr), runs, static_cast<Head>(n), key_equal,
+                                                stream),
+                 "rk::reduce_by_key: sizing the run search");
+  const std::size_t heads_bytes = align_up(static_cast<std::size_t>(n + 1) * sizeof(Head), 256);
+  cub_bytes                     = align_up(cub_bytes, 256);
+  scratch_lease scratch =
+    lease_scratch(device.ordinal, stream, sizeof(T), heads_bytes + cub_bytes + launch.scratch_bytes());
+  auto* base  = static_cast<unsigned char*>(scratch.partials);
+  auto* heads = reinterpret_cast<Head*>(base);
+  throw_on_error(cub::DeviceSelect::UniqueByKey(base + heads_bytes, cub_bytes, keys, positions, unique_keys, heads,
+                                                runs, static_cast<Head>(n), key_equal, stream),
+                 "rk::reduce_by_key: finding the runs");
   throw_on_error(cudaStreamSynchronize(stream), "rk::reduce_by_key: waiting for the run count");
   Head count = 0;
   std::memcpy(&count, runs, sizeof(count));
 
-  launch.enqueue(values, segments_type{heads, count}, run_values, init, op, base + heads_bytes + tile_bytes,
+  launch_kernel(store_init_kernel<Head>, 1, 1, stream, "rk::reduce_by_key: closing the last run",
+                static_cast<Head>(n), heads + count);
+  launch.enqueue(values, segments_type{heads, count}, run_values, init, op, base + heads_bytes + cub_bytes,
                  scratch.counters, stream, device);
   scratch.close();
   throw_on_error(cudaStreamSynchronize(stream), "rk::reduce_by_key: waiting for the run values");
