@@ -72,7 +72,7 @@ void gather_and_fold(ncclComm_t comm, const nccl_workspace* workspace, const ncc
 #if RK_NCCL_DEVICE_API
   if (workspace != nullptr && workspace->symmetric())
   {
-    launch_kernel(symmetric_gather_fold_kernel<T, Op>, 1, 32, stream,
+    launch_kernel(symmetric_gather_fold_kernel<T, Op>, 1, warp_threads, stream,
                   "rk::nccl: gathering and folding the shard records (symmetric memory)", workspace->device_comm(),
                   workspace->buffer(), shard_value, init, out, op);
     return;

@@ -54,7 +54,7 @@ __global__ void fold_shard_records_kernel(const maybe<T>* records, int ranks, T 
 /// needed. The call number is this rank's count of these kernels, kept in its own buffer, so the
 /// step stays in step across CUDA graph replays as well.
 template <class T, class Op>
-__global__ void __launch_bounds__(32)
+__global__ void __launch_bounds__(warp_threads)
   symmetric_gather_fold_kernel(ncclDevComm comm, ncclDevResourceHandle_t buffer, const T* value, T init, T* out, Op op)
 {
   using layout    = symmetric_records;
@@ -73,7 +73,7 @@ __global__ void __launch_bounds__(32)
     mine.emplace(*value);
   }
   const std::size_t slot = layout::slot_offset(call, me, ranks);
-  for (int peer = static_cast<int>(threadIdx.x); peer < ranks; peer += 32)
+  for (int peer = static_cast<int>(threadIdx.x); peer < ranks; peer += warp_threads)
   {
     auto* remote = static_cast<unsigned char*>(ncclGetResourceBufferLsaPointer(comm, buffer, peer)) + slot;
     auto* header = reinterpret_cast<layout::slot_header*>(remote);
@@ -84,7 +84,7 @@ __global__ void __launch_bounds__(32)
     }
     call_word(header->call).store(call, cuda::memory_order_release);
   }
-  for (int source = static_cast<int>(threadIdx.x); source < ranks; source += 32)
+  for (int source = static_cast<int>(threadIdx.x); source < ranks; source += warp_threads)
   {
     auto* header = reinterpret_cast<layout::slot_header*>(local + layout::slot_offset(call, source, ranks));
     while (call_word(header->call).load(cuda::memory_order_acquire) != call)

@@ -97,12 +97,10 @@ public:
     }
     int runtime = 0;
     detail::check_nccl(ncclGetVersion(&runtime), comm, "rk::nccl_workspace: ncclGetVersion");
-    // The device API's structures changed between NCCL minor versions (2.30 added a versioned
-    // header to the requirements): rk fills and reads them with the headers' layout, which the
-    // runtime shares only within the headers' minor version. Within 2.28, the fields rk uses sit
-    // at the same offsets from 2.28.3 to 2.28.9.
-    // A runtime newer than the headers, even within 2.28, may write a longer ncclDevComm than
-    // rk's member holds: only an equal or older runtime of the same minor version is safe.
+    // rk fills and reads the device API's structures with the headers' layout. Across minor
+    // versions they differ (2.30 put a versioned header on the requirements); within 2.28 the
+    // fields rk uses sit at the same offsets from 2.28.3 to 2.28.9, but a newer runtime may write
+    // a longer ncclDevComm than rk's member holds. So: the headers' minor version, no newer.
     if (runtime / 100 != NCCL_VERSION_CODE / 100 || runtime > NCCL_VERSION_CODE)
     {
       reason_ = "the NCCL runtime (" + std::to_string(runtime) + ") is not an equal or older release of the minor "
