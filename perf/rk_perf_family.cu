@@ -10,6 +10,7 @@
 //                     run count, so these are round trips (host timing).
 //
 //   rk_perf_family [--quick] [--sizes 20,24,28] [--only transform_reduce|arg_min|reduce_by_key]
+//                  [--run-length 1|8|1000|1000000]
 
 #include "commit.hpp"
 #include "cuda_check.cuh"
@@ -169,7 +170,8 @@ void arg_min_rows(const char* type, const std::vector<int>& sizes, const rk_perf
   }
 }
 
-void reduce_by_key_rows(int log_n, const rk_perf::timing_plan& plan, cudaStream_t stream, std::ostream& os)
+void reduce_by_key_rows(int log_n, std::int64_t only_run, const rk_perf::timing_plan& plan, cudaStream_t stream,
+                        std::ostream& os)
 {
   const std::int64_t n = std::int64_t{1} << log_n;
   os << "\n### reduce_by_key: int32 keys, float values, 2^" << log_n << " items (round trips)\n\n"
@@ -180,11 +182,23 @@ void reduce_by_key_rows(int log_n, const rk_perf::timing_plan& plan, cudaStream_
                     values.begin(), [] __device__(std::int64_t i) { return static_cast<float>(i % 17) - 8.0f; });
   thrust::device_vector<std::int32_t> keys(static_cast<std::size_t>(n)), keys_out(static_cast<std::size_t>(n));
   thrust::device_vector<float> values_out(static_cast<std::size_t>(n));
-  for (std::int64_t run : {std::int64_t{1}, std::int64_t{8}, std::int64_t{1000}, std::int64_t{1000000}})
+  // Runs of 8 twice: from item 0, and shifted by 3 items, so that every run straddles two threads
+  // of rk's run pass (8 keys per thread) and is finished from its neighbour's partial fold.
+  struct layout
   {
+    std::int64_t run, shift;
+  };
+  for (const layout l : {layout{1, 0}, layout{8, 0}, layout{8, 3}, layout{1000, 0}, layout{1000000, 0}})
+  {
+    const std::int64_t run = l.run, shift = l.shift;
+    if (only_run != 0 && run != only_run)
+    {
+      continue;
+    }
     thrust::transform(thrust::counting_iterator<std::int64_t>(0), thrust::counting_iterator<std::int64_t>(n),
-                      keys.begin(), [run] __device__(std::int64_t i) { return static_cast<std::int32_t>(i / run); });
-    const std::int64_t runs = (n + run - 1) / run;
+                      keys.begin(),
+                      [run, shift] __device__(std::int64_t i) { return static_cast<std::int32_t>((i + shift) / run); });
+    const std::int64_t runs = (n + shift + run - 1) / run;
     auto* k  = thrust::raw_pointer_cast(keys.data());
     auto* v  = thrust::raw_pointer_cast(values.data());
     auto* ko = thrust::raw_pointer_cast(keys_out.data());
@@ -201,8 +215,9 @@ void reduce_by_key_rows(int log_n, const rk_perf::timing_plan& plan, cudaStream_
         }}});
     const double thrust_rk = paired(t, 1, 0);
     char line[256];
-    std::snprintf(line, sizeof line, "| %lld | %lld | %.1f | %.1f | %.1f | %.2f | %.2f | %s |\n",
-                  static_cast<long long>(run), static_cast<long long>(runs), t[0].median_us, t[1].median_us,
+    const std::string name = std::to_string(run) + (shift != 0 ? " (shifted " + std::to_string(shift) + ")" : "");
+    std::snprintf(line, sizeof line, "| %s | %lld | %.1f | %.1f | %.1f | %.2f | %.2f | %s |\n", name.c_str(),
+                  static_cast<long long>(runs), t[0].median_us, t[1].median_us,
                   t[2].median_us, thrust_rk, paired(t, 0, 2), thrust_rk >= 2.0 ? "PASS" : "MISS");
     os << line << std::flush;
   }
@@ -213,6 +228,7 @@ int main(int argc, char** argv)
 {
   bool quick        = false;
   std::string sizes = "20,24,28", only;
+  std::int64_t only_run = 0;
   for (int i = 1; i < argc; ++i)
   {
     const std::string a = argv[i];
@@ -229,9 +245,14 @@ int main(int argc, char** argv)
     {
       only = argv[++i];
     }
+    else if (a == "--run-length" && i + 1 < argc)
+    {
+      only_run = std::stoll(argv[++i]);
+    }
     else
     {
-      std::cerr << "usage: rk_perf_family [--quick] [--sizes 20,24,28] [--only transform_reduce|arg_min|reduce_by_key]\n";
+      std::cerr << "usage: rk_perf_family [--quick] [--sizes 20,24,28] [--only transform_reduce|arg_min|reduce_by_key] "
+                   "[--run-length 1|8|1000|1000000]\n";
       return 2;
     }
   }
@@ -259,7 +280,7 @@ int main(int argc, char** argv)
   }
   if (only.empty() || only == "reduce_by_key")
   {
-    reduce_by_key_rows(quick ? 24 : 26, plan, stream, std::cout);
+    reduce_by_key_rows(quick ? 24 : 26, only_run, plan, stream, std::cout);
   }
   RK_PERF_CHECK(cudaStreamDestroy(stream));
   return 0;

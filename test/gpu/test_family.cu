@@ -3,12 +3,16 @@
 // stream-ordered forms and the GPU-only edges.
 
 #include "../support/family_properties.hpp"
+#include "../support/spread.hpp"
 #include "gpu_harness.cuh"
 
 #include <thrust/device_vector.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 #include <thrust/sequence.h>
 
 #include <cstddef>
+#include <cstring>
 
 using device_harness      = rk_test::gpu_harness<rk::device_policy>;
 using two_pass_harness    = rk_test::gpu_harness<rk::two_pass_policy>;
@@ -38,6 +42,86 @@ RK_GPU_TEST_CASE("rk::reduce_by_key (GPU policies): run layouts, init once per r
 {
   rk_test::reduce_by_key_properties(device_harness{});
   rk_test::reduce_by_key_properties(two_pass_harness{});
+}
+
+namespace
+{
+/// Runs of every length from 1 to 20 (three times over, so that short runs start at every offset
+/// from a thread's and a tile's first item), then random lengths 1-40, then two long runs.
+std::vector<std::int64_t> every_run_length()
+{
+  std::vector<std::int64_t> lengths;
+  for (int pass = 0; pass < 3; ++pass)
+  {
+    for (std::int64_t length = 1; length <= 20; ++length)
+    {
+      lengths.push_back(length);
+    }
+  }
+  std::uint64_t x = 777;
+  for (int r = 0; r < 30000; ++r)
+  {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    lengths.push_back(static_cast<std::int64_t>(1 + (x >> 33) % 40));
+  }
+  lengths.push_back(5000);
+  lengths.push_back(100000);
+  return lengths;
+}
+
+template <class F, class Policy>
+void check_run_bits(const Policy& policy, const std::vector<std::int64_t>& lengths)
+{
+  const auto keys = rk_test::run_keys(lengths);
+  const auto n    = static_cast<std::int64_t>(keys.size());
+  const auto runs = lengths.size();
+  CAPTURE(n);
+  const rk_test::spread_value<F> draw{77};
+  std::vector<F> values(keys.size());
+  for (std::int64_t i = 0; i < n; ++i)
+  {
+    values[static_cast<std::size_t>(i)] = draw(i);
+  }
+  // rk::host reduces every run with rk's tree, as segmented reduce does: the bits every GPU path must give.
+  std::vector<std::int32_t> unused(keys.size());
+  std::vector<F> want(keys.size()), want_thrust(keys.size());
+  rk::reduce_by_key(rk::host, keys.begin(), keys.end(), values.begin(), unused.begin(), want.begin(), F(0.25),
+                    rk::plus{});
+  rk::reduce_by_key(rk::host, keys.begin(), keys.end(), values.begin(), unused.begin(), want_thrust.begin(),
+                    rk::equal_to{}, rk::plus{});
+  const thrust::device_vector<std::int32_t> k(keys.begin(), keys.end());
+  const thrust::device_vector<F> v(values.begin(), values.end());
+  thrust::device_vector<std::int32_t> key_out(keys.size());
+  thrust::device_vector<F> value_out(keys.size());
+  const auto same_bits = [&](const std::vector<F>& expected) {
+    std::vector<F> got(runs);
+    thrust::copy(value_out.begin(), value_out.begin() + static_cast<std::ptrdiff_t>(runs), got.begin());
+    return std::memcmp(got.data(), expected.data(), runs * sizeof(F)) == 0;
+  };
+  const auto ends = rk::reduce_by_key(policy, k.begin(), k.end(), v.begin(), key_out.begin(), value_out.begin(),
+                                      F(0.25), rk::plus{});
+  REQUIRE(ends.second - value_out.begin() == static_cast<std::ptrdiff_t>(runs));
+  CHECK(same_bits(want));
+  rk::reduce_by_key(policy, k.begin(), k.end(), v.begin(), key_out.begin(), value_out.begin(), rk::equal_to{},
+                    rk::plus{});
+  CHECK(same_bits(want_thrust));
+  // The values through an iterator (item loads instead of vectors).
+  const auto drawn = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), draw);
+  rk::reduce_by_key(policy, k.begin(), k.end(), drawn, key_out.begin(), value_out.begin(), F(0.25), rk::plus{});
+  CHECK(same_bits(want));
+}
+} // namespace
+
+RK_GPU_TEST_CASE("rk::reduce_by_key (GPU policies): rk::host's bits for float and double runs of every length")
+{
+  const std::vector<std::vector<std::int64_t>> layouts = {
+    every_run_length(), std::vector<std::int64_t>(2047, 1), std::vector<std::int64_t>(2049, 1), {9}, {2, 7}, {4, 4, 1}};
+  for (const auto& lengths : layouts)
+  {
+    check_run_bits<float>(rk::device, lengths);
+    check_run_bits<float>(rk::two_pass, lengths);
+    check_run_bits<double>(rk::device, lengths);
+  }
 }
 
 RK_GPU_TEST_CASE("rk::transform_reduce on rk::atomic: integer sums of squares are exact")

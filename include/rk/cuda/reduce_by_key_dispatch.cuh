@@ -1,30 +1,29 @@
 #pragma once
-// rk::reduce_by_key for the GPU policies, built on rk::segmented_reduce: one pass of
-// cub::DeviceSelect::UniqueByKey writes each run's first key to keys_out and its first position to
-// the scratch ("heads"), the host reads the run count, and the runs are reduced as the CSR
-// segments [heads[r], heads[r+1]) by segmented reduce's launches. One scratch lease holds the
-// heads, CUB's temporary storage and segmented reduce's scratch.
+// rk::reduce_by_key for the GPU policies, built on rk::segmented_reduce. One pass over the data
+// (reduce_runs_kernel, rk/cuda/reduce_by_key_kernels.cuh) writes each run's first key, reduces the
+// short runs and lists the long ones in run order, with the run counts in a pinned slot; the host
+// reads the counts, and segmented reduce's launches reduce the listed runs into their places. One
+// scratch lease holds the list, the look-back's tile states and segmented reduce's scratch.
 
+#include <rk/cuda/reduce_by_key_kernels.cuh>
 #include <rk/cuda/segmented_dispatch.cuh>
 #include <rk/detail/reduce_by_key_api.hpp>
 
-#include <cub/device/device_select.cuh>
-
-#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/permutation_iterator.h>
 
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <utility>
 
 namespace rk
 {
 namespace detail
 {
-/// Finds the runs and reduces them, with run heads (positions) of type `Head`: 32-bit where the
-/// count allows, which halves the bytes of the heads that the search writes and segmented reduce
-/// reads (H100, 2^26 int32 keys, runs of 1: 1015 us with 64-bit heads, 861 us with 32-bit ones).
-/// Returns the run count.
+/// Finds the runs and reduces them, with positions and run numbers of type `Head`: 32-bit where
+/// the count allows, which halves the list's bytes and keeps the look-back's tile state in one
+/// 8-byte word. Returns the run count.
 template <class Head, gpu_backend Backend, class Provider, class T, class Keys, class Values, class UniqueKeys,
           class RunValues, class Init, class Op, class KeyEqual>
 offset_t reduce_runs(const gpu_policy<Backend, Provider>& policy, Keys keys, std::int64_t n, Values values,
@@ -32,38 +31,55 @@ offset_t reduce_runs(const gpu_policy<Backend, Provider>& policy, Keys keys, std
                      const KeyEqual& key_equal, const device_facts& device)
 {
   const cudaStream_t stream = policy.stream;
-  using segments_type       = csr_segments<const Head*>;
-  const segmented_launch<Backend, Provider, Values, segments_type, RunValues, T, Init, Op> launch(device);
+  using key_type            = std::remove_cv_t<iterator_item_t<Keys>>;
+  using item                = std::remove_cv_t<iterator_item_t<Values>>;
+  using shape               = run_pass_shape<key_type, item, T>;
+  using long_segments       = bounded_segments<const Head*, const Head*>;
+  using long_output         = thrust::permutation_iterator<RunValues, const Head*>;
+  const segmented_launch<Backend, Provider, Values, long_segments, long_output, T, Init, Op> launch(device);
 
-  // Scratch: [heads: n + 1 positions | CUB's temporary storage | segmented reduce's scratch].
-  const thrust::counting_iterator<Head> positions(0);
-  const pinned_slot run_count = acquire_pinned_slot();
-  auto* runs                  = static_cast<Head*>(run_count.get());
-  std::size_t cub_bytes       = 0;
-  throw_on_error(cub::DeviceSelect::UniqueByKey(nullptr, cub_bytes, keys, positions, unique_keys,
-                                                static_cast<Head*>(nullptr), runs, static_cast<Head>(n), key_equal,
-                                                stream),
-                 "rk::reduce_by_key: sizing the run search");
-  const std::size_t heads_bytes = align_up(static_cast<std::size_t>(n + 1) * sizeof(Head), 256);
-  cub_bytes                     = align_up(cub_bytes, 256);
+  const offset_t tiles = tile_count(n, shape::tile_items);
+  if (tiles > INT_MAX)
+  {
+    throw error("rk::reduce_by_key: more than 2^31 tiles of keys (" + std::to_string(n) + " keys)");
+  }
+  // A long run has more than short_max items, or crosses a tile boundary.
+  const offset_t capacity = n / (shape::short_max + 1) + tiles;
+  std::size_t tile_bytes  = 0;
+  throw_on_error(run_tile_state<Head>::AllocationSize(static_cast<int>(tiles), tile_bytes),
+                 "rk::reduce_by_key: sizing the run pass");
+  const std::size_t list_bytes = align_up(static_cast<std::size_t>(capacity) * sizeof(Head), 256);
+  tile_bytes                   = align_up(tile_bytes, 256);
+
+  // Scratch: [long runs | their begins | their ends | tile states | segmented reduce's scratch].
   scratch_lease scratch =
-    lease_scratch(device.ordinal, stream, sizeof(T), heads_bytes + cub_bytes + launch.scratch_bytes());
-  auto* base  = static_cast<unsigned char*>(scratch.partials);
-  auto* heads = reinterpret_cast<Head*>(base);
-  throw_on_error(cub::DeviceSelect::UniqueByKey(base + heads_bytes, cub_bytes, keys, positions, unique_keys, heads,
-                                                runs, static_cast<Head>(n), key_equal, stream),
-                 "rk::reduce_by_key: finding the runs");
+    lease_scratch(device.ordinal, stream, sizeof(T), 3 * list_bytes + tile_bytes + launch.scratch_bytes());
+  auto* base = static_cast<unsigned char*>(scratch.partials);
+  run_pass_outputs<Head> pass{};
+  pass.long_run   = reinterpret_cast<Head*>(base);
+  pass.long_begin = reinterpret_cast<Head*>(base + list_bytes);
+  pass.long_end   = reinterpret_cast<Head*>(base + 2 * list_bytes);
+  throw_on_error(pass.tiles.Init(static_cast<int>(tiles), base + 3 * list_bytes, tile_bytes),
+                 "rk::reduce_by_key: the run pass's tile states");
+  const pinned_slot totals = acquire_pinned_slot();
+  pass.totals              = static_cast<Head*>(totals.get());
+  launch_kernel(init_run_tiles_kernel<Head>, static_cast<unsigned>(tile_count(tiles, 256)), 256, stream,
+                "rk::reduce_by_key: preparing the run pass", pass.tiles, static_cast<int>(tiles));
+  launch_kernel(reduce_runs_kernel<Head, key_type, item, T, Keys, Values, UniqueKeys, RunValues, Init, KeyEqual, Op>,
+                static_cast<unsigned>(tiles), shape::threads, stream, "rk::reduce_by_key: launching the run pass",
+                keys, values, static_cast<Head>(n), unique_keys, run_values, init, key_equal, op, pass);
   throw_on_error(cudaStreamSynchronize(stream), "rk::reduce_by_key: waiting for the run count");
-  Head count = 0;
-  std::memcpy(&count, runs, sizeof(count));
-
-  launch_kernel(store_init_kernel<Head>, 1, 1, stream, "rk::reduce_by_key: closing the last run",
-                static_cast<Head>(n), heads + count);
-  launch.enqueue(values, segments_type{heads, count}, run_values, init, op, base + heads_bytes + cub_bytes,
-                 scratch.counters, stream, device);
+  Head counts[2] = {};
+  std::memcpy(counts, totals.get(), sizeof(counts));
+  if (counts[1] > 0)
+  {
+    launch.enqueue(values, long_segments{pass.long_begin, pass.long_end, counts[1]},
+                   long_output(run_values, pass.long_run), init, op, base + 3 * list_bytes + tile_bytes,
+                   scratch.counters, stream, device);
+  }
   scratch.close();
   throw_on_error(cudaStreamSynchronize(stream), "rk::reduce_by_key: waiting for the run values");
-  return count;
+  return counts[0];
 }
 } // namespace detail
 
@@ -84,6 +100,11 @@ std::pair<KeyOut, ValueOut> reduce_by_key_dispatch(const gpu_policy<Backend, Pro
   static_assert(detail::is_random_access_v<KeyIt> && !detail::is_host_iterator_v<KeyIt>,
                 "rk::reduce_by_key with a GPU policy reads the keys through a random-access device iterator: copy "
                 "them to a thrust::device_vector, or use rk::host");
+  using key_type = std::remove_cv_t<detail::iterator_item_t<KeyIt>>;
+  static_assert(std::is_trivially_copyable_v<key_type> && std::is_trivially_default_constructible_v<key_type>,
+                "rk::reduce_by_key with a GPU policy holds keys in registers and shared memory: the key type must be "
+                "trivially copyable and trivially default constructible (integers, floats, plain structs); use "
+                "rk::host for other keys");
   const std::int64_t n = detail::checked_distance(keys_first, keys_last);
   if (n == 0)
   {
