@@ -39,8 +39,8 @@ namespace rk::detail
 /// (16 int32 keys with float values, 8 with doubles). The run pass is bound by its per-tile
 /// latency (loads, the look-back, the staged stores) more than by bandwidth, so a larger tile
 /// pays: H100, int32 keys and float values, 2^24 items (ncu), the run pass took 87.9 / 101.6 /
-/// 138.6 us at runs of 10^6 / 8 / 1 with 32 bytes (2048-item tiles) and 69.0 / 87.6 / 130.5 us
-/// with 64 (4096-item tiles).
+/// 138.6 us at runs of 10^6 / 8 / 1 with 32 bytes (2048-item tiles) and 72.8 / 88.6 / 128.4 us
+/// with 64 (4096-item tiles; 69.0 / 87.6 / 130.5 with four blocks per SM, below).
 inline constexpr std::size_t run_pass_thread_bytes = 64;
 /// Blocks per SM the run pass is compiled for. Left alone ptxas gives the 4096-item tile 76
 /// registers (three blocks); at four (64 registers, 36 bytes of spills) the same run measured
