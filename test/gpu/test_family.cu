@@ -58,12 +58,8 @@ std::vector<std::int64_t> every_run_length()
       lengths.push_back(length);
     }
   }
-  std::uint64_t x = 777;
-  for (int r = 0; r < 30000; ++r)
-  {
-    x = x * 6364136223846793005ull + 1442695040888963407ull;
-    lengths.push_back(static_cast<std::int64_t>(1 + (x >> 33) % 40));
-  }
+  const auto random = rk_test::random_run_lengths(30000, 40, 777);
+  lengths.insert(lengths.end(), random.begin(), random.end());
   lengths.push_back(5000);
   lengths.push_back(100000);
   return lengths;

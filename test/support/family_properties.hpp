@@ -236,6 +236,19 @@ inline std::vector<std::int32_t> run_keys(const std::vector<std::int64_t>& lengt
   return keys;
 }
 
+/// `runs` seeded random run lengths from 1 to `longest`.
+inline std::vector<std::int64_t> random_run_lengths(int runs, std::int64_t longest, std::uint64_t seed)
+{
+  std::vector<std::int64_t> lengths;
+  std::uint64_t x = seed;
+  for (int r = 0; r < runs; ++r)
+  {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    lengths.push_back(static_cast<std::int64_t>(1 + (x >> 33) % static_cast<std::uint64_t>(longest)));
+  }
+  return lengths;
+}
+
 inline std::vector<std::vector<std::int64_t>> run_layouts()
 {
   std::vector<std::vector<std::int64_t>> layouts;
@@ -245,14 +258,7 @@ inline std::vector<std::vector<std::int64_t>> run_layouts()
   layouts.push_back({300000, 1, 2, 250000});                // runs crossing many blocks
   layouts.push_back({1});
   layouts.push_back({123457});                               // all keys equal
-  std::vector<std::int64_t> mixed;
-  std::uint64_t x = 12345;
-  for (int r = 0; r < 20000; ++r)
-  {
-    x = x * 6364136223846793005ull + 1442695040888963407ull;
-    mixed.push_back(static_cast<std::int64_t>(1 + (x >> 33) % 50));
-  }
-  layouts.push_back(mixed);
+  layouts.push_back(random_run_lengths(20000, 50, 12345));
   return layouts;
 }
 

@@ -76,9 +76,13 @@ offset_t reduce_runs(const gpu_policy<Backend, Provider>& policy, Keys keys, std
     launch.enqueue(values, long_segments{pass.long_begin, pass.long_end, counts[1]},
                    long_output(run_values, pass.long_run), init, op, base + 3 * list_bytes + tile_bytes,
                    scratch.counters, stream, device);
+    scratch.close();
+    throw_on_error(cudaStreamSynchronize(stream), "rk::reduce_by_key: waiting for the long runs");
   }
-  scratch.close();
-  throw_on_error(cudaStreamSynchronize(stream), "rk::reduce_by_key: waiting for the run values");
+  else
+  {
+    scratch.close(); // every run was short: the run pass, already waited for, wrote them all
+  }
   return counts[0];
 }
 } // namespace detail

@@ -30,6 +30,7 @@
 
 #include <cuda/std/functional>
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -56,9 +57,7 @@ inline constexpr int run_pass_blocks_per_sm = 4;
 template <class Key, class Item, class T>
 struct run_pass_shape
 {
-  static constexpr std::size_t widest =
-    sizeof(Key) > sizeof(Item) ? (sizeof(Key) > sizeof(T) ? sizeof(Key) : sizeof(T))
-                               : (sizeof(Item) > sizeof(T) ? sizeof(Item) : sizeof(T));
+  static constexpr std::size_t widest = std::max({sizeof(Key), sizeof(Item), sizeof(T)});
   static constexpr int threads = widest <= 16 ? 256 : widest <= 64 ? 128 : widest <= 128 ? 64 : 32;
   static constexpr int items   = widest >= run_pass_thread_bytes ? 1
                                  : run_pass_thread_bytes / widest > 16
@@ -190,7 +189,6 @@ __global__ void __launch_bounds__(run_pass_shape<Key, Item, T>::threads, run_pas
   __shared__ alignas(Key) unsigned char last_key_raw[threads * sizeof(Key)];
   __shared__ alignas(T) unsigned char carry_raw[threads * sizeof(T)];
   __shared__ signed char lead_of[threads], trail_of[threads];
-  __shared__ bool closes_of[threads];
   // Staged by run place k at k + k / 32: a thread's runs are `items` places apart at runs of one,
   // and without the padding its warp's stores would fall in `items`-way bank conflicts.
   constexpr int staged_places = tile_items + tile_items / warp_threads;
@@ -246,16 +244,15 @@ __global__ void __launch_bounds__(run_pass_shape<Key, Item, T>::threads, run_pas
       }
     }
   }
-  // What the neighbours need: the items before the first head (the end of a run begun before),
-  // whether that run ends inside this thread (one that reaches past its end is long either way),
-  // and the items from the last head on.
+  // What the neighbours need: the items before the first head (the end of a run begun before)
+  // and the items from the last head on. A run that covers a whole thread has more than
+  // short_max items, so lead + trail <= short_max is the whole test for a short run that
+  // straddles two threads.
   const int lead      = heads != 0 ? __ffs(static_cast<int>(heads)) - 1 : mine;
-  const bool closes   = heads != 0 || ends_data;
   const int last_head = heads != 0 ? 31 - __clz(static_cast<int>(heads)) : -1;
   const int trail     = last_head >= 0 ? mine - last_head : -1;
   lead_of[t]          = static_cast<signed char>(lead);
   trail_of[t]         = static_cast<signed char>(trail);
-  closes_of[t]        = closes;
   __syncthreads();
 
   // Whether a run starts right after this thread's last item (or the data ends there).
@@ -265,11 +262,10 @@ __global__ void __launch_bounds__(run_pass_shape<Key, Item, T>::threads, run_pas
   // How the run open at this thread's end ends: here, within short_max in the next thread, or
   // farther (then it is long, as is every run that crosses a tile boundary).
   const bool trail_here          = last_head >= 0 && next_starts;
-  const bool trail_crosses_short = last_head >= 0 && !next_starts && t < threads - 1 && closes_of[t + 1]
-                                && trail + lead_of[t + 1] <= short_max;
-  // The items before the first head finish a short run begun in the thread before (a run that
-  // covers a whole thread is longer than short_max).
-  const bool lead_short = lead > 0 && t > 0 && closes && trail_of[t - 1] >= 0 && trail_of[t - 1] + lead <= short_max;
+  const bool trail_crosses_short =
+    last_head >= 0 && !next_starts && t < threads - 1 && trail + lead_of[t + 1] <= short_max;
+  // The items before the first head finish a short run begun in the thread before.
+  const bool lead_short = lead > 0 && t > 0 && trail_of[t - 1] >= 0 && trail_of[t - 1] + lead <= short_max;
   // Or they end a long run: its end is recorded here.
   const bool lead_ends_long = lead > 0 && (heads != 0 || next_starts) && !lead_short;
 
@@ -288,10 +284,8 @@ __global__ void __launch_bounds__(run_pass_shape<Key, Item, T>::threads, run_pas
   }
   const unsigned long_heads = heads & ~short_heads;
 
-  // Values, where a short run needs them (loaded before the look-back, so that they arrive
-  // while it waits).
-  // Items stay as loaded (converted to T where they are used): a conversion here would wait for
-  // the loads before the look-back.
+  // Values, where a short run needs them, loaded before the look-back so that they arrive while it
+  // waits; they stay as loaded (converted to T where used), since a conversion here would wait.
   using held_item = std::conditional_t<items_in_registers, Item, uninitialized<T>>;
   held_item held[items];
   if (lead_short || short_heads != 0)
@@ -396,13 +390,13 @@ __global__ void __launch_bounds__(run_pass_shape<Key, Item, T>::threads, run_pas
       {
         ::new (static_cast<void*>(staged_key + padded(place))) Key(key[i]);
         in_short = (short_heads >> i) & 1u;
-        if (!in_short)
-        {
-          atomicOr(long_places + place / warp_threads, 1u << (place % warp_threads));
-        }
         if (in_short)
         {
           acc.emplace(value(i));
+        }
+        else
+        {
+          atomicOr(long_places + place / warp_threads, 1u << (place % warp_threads));
         }
       }
       else if (in_short)
