@@ -299,12 +299,16 @@ __global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks_per_sm
       }
       return;
     }
-    // Warp 0's lanes stored this block's nodes and pieces; the barrier orders those stores before
-    // thread 0's release below (causality is transitive through bar.sync), which publishes them.
-    __syncthreads();
-    if (threadIdx.x == 0)
+    // Warp 0's lanes stored this block's nodes and pieces, and no other warp stores any: the warp
+    // barrier orders those stores before thread 0's release below (causality is transitive through
+    // bar.warp.sync), which publishes them. The rest of the block need not wait for it.
+    if (threadIdx.x < warp_threads)
     {
-      is_last = arrive_last(counters);
+      __syncwarp();
+      if (threadIdx.x == 0)
+      {
+        is_last = arrive_last(counters);
+      }
     }
     __syncthreads();
     if (!is_last)

@@ -120,16 +120,12 @@ struct part_results
   tile_split split;
   tile_span span;
   offset_t part;
-  T* single_root; ///< where the only node goes when the split has one (shared memory), else null
+  T* node_values; ///< out.nodes, or shared memory when the split has one node (the caller returns it)
 
   __device__ void node(offset_t a, const T& v) const
   {
-    if (single_root != nullptr)
-    {
-      ::new (static_cast<void*>(single_root)) T(v);
-      return;
-    }
-    ::new (static_cast<void*>(out.nodes + (a >> split.node_level))) T(v);
+    // With one node, a >> node_level is 0 for every tile: no branch on the critical path.
+    ::new (static_cast<void*>(node_values + (a >> split.node_level))) T(v);
   }
   __device__ void piece(offset_t a, int level, const T& v) const
   {
@@ -184,85 +180,55 @@ __device__ void climb_from_window(offset_t a, T v, const part_results<T>& result
   }
 }
 
-/// Where tile `x` lies relative to the window starting at tile w0, clamped to [0, 32]: the
-/// window's tree needs the part's bounds and the tree's end only to that precision, and in 32 bits
-/// its per-level tests are a few instructions (64-bit ones made warp 0's tree over a window, on
-/// every call's critical path, several hundred cycles longer).
+/// Where tile `x` lies relative to the window starting at tile w0, clamped to [0, 32]: a window's
+/// tree needs the tree's end only to that precision, and in 32 bits its per-level tests are a few
+/// instructions (64-bit ones made warp 0's tree over a window several hundred cycles longer).
 __device__ __forceinline__ int window_offset(offset_t x, offset_t w0)
 {
   return x <= w0 ? 0 : x - w0 >= warp_threads ? warp_threads : static_cast<int>(x - w0);
 }
 
-/// Warp 0's tree over one window of 32 tiles (lane i holds tile w0 + i where that tile is in the
-/// part). Levels below min(node level, 5) are done with shuffles; their largest nodes in the part
-/// are stored, and a whole window climbs on.
+/// Warp 0's tree over a window whose nodes below the top level a part bound cuts (lanes [lo, hi)
+/// hold the part's tiles): the largest nodes in the part are stored as pieces. Only splits with cut
+/// nodes take it.
 template <class T, class Op>
-__device__ void window_tree(T x, offset_t w0, const part_results<T>& results, T* pending, Op& op, int lane)
+__device__ void window_tree_with_pieces(T x, offset_t w0, int lo, int hi, int top, const part_results<T>& results,
+                                        T* pending, Op& op, int lane)
 {
-  const tile_span& span = results.span;
-  const int node_level  = results.split.node_level;
-  const int top         = node_level < window_level ? node_level : window_level;
-  const int lo          = window_offset(span.begin, w0);
-  const int hi          = window_offset(span.end, w0);
-  const int end         = window_offset(span.tiles, w0);
+  const int end = window_offset(results.span.tiles, w0);
   // tile_span::complete, for the node of `width` tiles at window offset l.
   const auto complete = [&](int l, int width) {
     return l >= lo && l < end && (l + width < end ? l + width : end) <= hi;
   };
-  const int top_mask = (1 << top) - 1;
-  if ((lo & top_mask) == 0 && ((hi & top_mask) == 0 || hi == end))
-  {
-    // The part's bounds within the window are boundaries of top-level nodes (or the end of the
-    // tiles): always so for a node-aligned split or a window inside the part. Every node below the
-    // top level lies wholly inside the part or wholly outside it: no pieces, and a node of the
-    // part combines with its right sibling wherever that has a tile (a whole window: the warp
-    // reduction's tree).
 #pragma unroll
-    for (int level = 0; level < window_level; ++level)
+  for (int level = 0; level < window_level; ++level)
+  {
+    if (level < top)
     {
-      if (level < top)
+      const int width = 1 << level;
+      const T right   = shuffle_down(x, static_cast<unsigned>(width));
+      if ((lane & (2 * width - 1)) == 0 && lane + width < end) // the right sibling has a tile
       {
-        const int width = 1 << level;
-        const T right   = shuffle_down(x, static_cast<unsigned>(width));
-        if ((lane & (2 * width - 1)) == 0 && lane >= lo && lane + width < hi)
+        const bool left_in  = complete(lane, width);
+        const bool right_in = complete(lane + width, width);
+        if (left_in && right_in)
         {
           x = op(x, right);
         }
-      }
-    }
-  }
-  else
-  {
-#pragma unroll
-    for (int level = 0; level < window_level; ++level)
-    {
-      if (level < top)
-      {
-        const int width = 1 << level;
-        const T right   = shuffle_down(x, static_cast<unsigned>(width));
-        if ((lane & (2 * width - 1)) == 0 && lane + width < end) // the right sibling has a tile
+        else if (left_in)
         {
-          const bool left_in  = complete(lane, width);
-          const bool right_in = complete(lane + width, width);
-          if (left_in && right_in)
-          {
-            x = op(x, right);
-          }
-          else if (left_in)
-          {
-            results.piece(w0 + lane, level, x);
-          }
-          else if (right_in)
-          {
-            results.piece(w0 + lane + width, level, right);
-          }
+          results.piece(w0 + lane, level, x);
+        }
+        else if (right_in)
+        {
+          results.piece(w0 + lane + width, level, right);
         }
       }
     }
   }
-  if ((lane & top_mask) == 0 && complete(lane, 1 << top))
+  if ((lane & ((1 << top) - 1)) == 0 && complete(lane, 1 << top))
   {
-    if (top == node_level)
+    if (top == results.split.node_level)
     {
       results.node(w0 + lane, x);
     }
@@ -270,6 +236,79 @@ __device__ void window_tree(T x, offset_t w0, const part_results<T>& results, T*
     {
       climb_from_window(w0 + lane, x, results, pending, op); // lane 0: the whole window is in the part
     }
+  }
+}
+
+/// The top level of a window's tree: the split's node level, or the window's own.
+__device__ __forceinline__ int window_top(const tile_split& split)
+{
+  return split.node_level < window_level ? split.node_level : window_level;
+}
+
+/// Warp 0's tree over a window without pieces (window_tree says which): lanes [lo, hi) hold the
+/// part's tiles w0 + lo ... Every node below the top level lies wholly inside the part or wholly
+/// outside it, and a node of the part combines with its right sibling wherever that has a tile (a
+/// whole window: the warp reduction's tree). The top-level nodes are stored, or a whole window
+/// climbs on. This is the tree of every window at mid sizes, run after the block's last barrier on
+/// the critical path of the call, so it is kept to the shuffles, one predicate per level and a
+/// store.
+template <class T, class Op>
+__device__ __forceinline__ void window_tree_without_pieces(T x, offset_t w0, int lo, int hi,
+                                                           const part_results<T>& results, T* pending, Op& op,
+                                                           int lane)
+{
+  const int top     = window_top(results.split);
+  const bool in_part = lane >= lo && lane < hi;
+  // Every level's shuffle runs, as in warp_reduce: a branch per level on `top` cost more than the
+  // shuffle it saves (H100, float 2^20, globaltimer stamps in warp 0: 4 levels took ~400 cycles
+  // with the branches, ~270 without).
+#pragma unroll
+  for (int level = 0; level < window_level; ++level)
+  {
+    const int width = 1 << level;
+    const T right   = shuffle_down(x, static_cast<unsigned>(width));
+    if (level < top && (lane & (2 * width - 1)) == 0 && in_part && lane + width < hi)
+    {
+      x = op(x, right);
+    }
+  }
+  // A top-level node that starts in the part ends in it: hi is a top-level boundary or the end.
+  if ((lane & ((1 << top) - 1)) == 0 && in_part)
+  {
+    if (top == results.split.node_level)
+    {
+      results.node(w0 + lane, x);
+    }
+    else
+    {
+      climb_from_window(w0 + lane, x, results, pending, op); // lane 0: the whole window is in the part
+    }
+  }
+}
+
+/// Warp 0's tree over one window of 32 tiles starting at tile w0; lanes [lo, hi) hold the part's
+/// tiles. Levels below min(node level, 5) are done with shuffles; their largest nodes in the part
+/// are stored, and a whole window climbs on.
+///
+/// Measured on an H100 (float 2^20, globaltimer stamps per block, mean from block start to thread
+/// 0's arrival): 1887 ns when every window took one path with 64-bit tree-end tests, a branch per
+/// level and a branch per node store; 1671 ns split in two like this; 1656 ns for the grid-ordered
+/// body.
+template <class T, class Op>
+__device__ __forceinline__ void window_tree(T x, offset_t w0, int lo, int hi, const part_results<T>& results,
+                                            T* pending, Op& op, int lane)
+{
+  const int top      = window_top(results.split);
+  const int top_mask = (1 << top) - 1;
+  // The part's bounds within the window are boundaries of top-level nodes (or the end of the
+  // tiles): always so for a node-aligned split or a window inside the part.
+  if ((lo & top_mask) == 0 && ((hi & top_mask) == 0 || results.span.end == results.span.tiles))
+  {
+    window_tree_without_pieces(x, w0, lo, hi, results, pending, op, lane);
+  }
+  else
+  {
+    window_tree_with_pieces(x, w0, lo, hi, top, results, pending, op, lane);
   }
 }
 
@@ -326,13 +365,15 @@ __device__ __forceinline__ void run_loaded_windows(offset_t& next_window, offset
   for (; next_window < loaded_end && (next_window + warp_threads <= loaded_end || loaded_end == span.end);
        next_window += warp_threads)
   {
-    const offset_t tile = next_window + lane;
+    // The part's tiles in the window: lanes [lo, hi).
+    const int lo = window_offset(span.begin, next_window);
+    const int hi = window_offset(span.end, next_window);
     uninitialized<T> x;
-    if (tile >= span.begin && tile < span.end)
+    if (lane >= lo && lane < hi)
     {
-      x.emplace(ring[tile & ring_mask]);
+      x.emplace(ring[(next_window + lane) & ring_mask]);
     }
-    window_tree(x.value, next_window, results, pending, op, lane);
+    window_tree(x.value, next_window, lo, hi, results, pending, op, lane);
   }
 }
 
@@ -362,7 +403,7 @@ __device__ maybe<T> tree_reduce_part(It first, const Chunks& chunks, const tree_
 
   const tile_split& split   = plan.split;
   const bool single_node    = split.nodes() == 1;
-  const part_results<T> results{out, split, split.span(part), part, single_node ? root : nullptr};
+  const part_results<T> results{out, split, split.span(part), part, single_node ? root : out.nodes};
   const tile_span& span     = results.span;
   const offset_t full_tiles = plan.items / (offset_t{warp_threads} * LaneItems);
 
