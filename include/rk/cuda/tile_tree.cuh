@@ -188,6 +188,29 @@ __device__ __forceinline__ int window_offset(offset_t x, offset_t w0)
   return x <= w0 ? 0 : x - w0 >= warp_threads ? warp_threads : static_cast<int>(x - w0);
 }
 
+/// The top level of a window's tree: the split's node level, or the window's own.
+__device__ __forceinline__ int window_top(const tile_split& split)
+{
+  return split.node_level < window_level ? split.node_level : window_level;
+}
+
+/// The end of a window's tree for a lane holding a whole node of the window's top level, the one
+/// starting at tile `a`: a node of the split's level is stored; a whole window (lane 0, where the
+/// split's nodes are larger than a window) climbs on.
+template <class T, class Op>
+__device__ __forceinline__ void finish_window_node(offset_t a, const T& x, const part_results<T>& results, T* pending,
+                                                   Op& op)
+{
+  if (window_top(results.split) == results.split.node_level)
+  {
+    results.node(a, x);
+  }
+  else
+  {
+    climb_from_window(a, x, results, pending, op);
+  }
+}
+
 /// Warp 0's tree over a window whose nodes below the top level a part bound cuts (lanes [lo, hi)
 /// hold the part's tiles): the largest nodes in the part are stored as pieces. Only splits with cut
 /// nodes take it.
@@ -228,21 +251,8 @@ __device__ void window_tree_with_pieces(T x, offset_t w0, int lo, int hi, int to
   }
   if ((lane & ((1 << top) - 1)) == 0 && complete(lane, 1 << top))
   {
-    if (top == results.split.node_level)
-    {
-      results.node(w0 + lane, x);
-    }
-    else
-    {
-      climb_from_window(w0 + lane, x, results, pending, op); // lane 0: the whole window is in the part
-    }
+    finish_window_node(w0 + lane, x, results, pending, op);
   }
-}
-
-/// The top level of a window's tree: the split's node level, or the window's own.
-__device__ __forceinline__ int window_top(const tile_split& split)
-{
-  return split.node_level < window_level ? split.node_level : window_level;
 }
 
 /// Warp 0's tree over a window without pieces (window_tree says which): lanes [lo, hi) hold the
@@ -275,14 +285,7 @@ __device__ __forceinline__ void window_tree_without_pieces(T x, offset_t w0, int
   // A top-level node that starts in the part ends in it: hi is a top-level boundary or the end.
   if ((lane & ((1 << top) - 1)) == 0 && in_part)
   {
-    if (top == results.split.node_level)
-    {
-      results.node(w0 + lane, x);
-    }
-    else
-    {
-      climb_from_window(w0 + lane, x, results, pending, op); // lane 0: the whole window is in the part
-    }
+    finish_window_node(w0 + lane, x, results, pending, op);
   }
 }
 
