@@ -279,6 +279,28 @@ __device__ inline bool arrive_last(sync_counters* counters)
   return arrive_last(counters->single_pass_arrivals, gridDim.x);
 }
 
+/// Every thread of a block, after tree_reduce_part has stored the block's node values and pieces:
+/// thread 0 publishes them by arriving at `word`, which `blocks` blocks arrive at; returns, in
+/// every thread, whether this block arrived last (and so finishes the split). Warp 0 alone stores
+/// nodes and pieces (rk/cuda/tile_tree.cuh), so a warp barrier orders its stores before thread 0's
+/// release (causality is transitive through bar.warp.sync); the other warps wait only for the
+/// answer. A block barrier there cost ~50 ns on the critical path of every mid-size call (H100,
+/// float 2^20, globaltimer stamps).
+__device__ inline bool part_arrives_last(unsigned& word, unsigned blocks)
+{
+  __shared__ bool is_last;
+  if (threadIdx.x < warp_threads)
+  {
+    __syncwarp();
+    if (threadIdx.x == 0)
+    {
+      is_last = arrive_last(word, blocks);
+    }
+  }
+  __syncthreads();
+  return is_last;
+}
+
 template <class Agent, class Input, class T, class Op>
 __global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks_per_sm)
   single_pass_kernel(Input first, typename Agent::plan_type plan, T* partials, sync_counters* counters,
@@ -299,24 +321,12 @@ __global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks_per_sm
       }
       return;
     }
-    // Warp 0's lanes stored this block's nodes and pieces, and no other warp stores any: the warp
-    // barrier orders those stores before thread 0's release below (causality is transitive through
-    // bar.warp.sync), which publishes them. The rest of the block need not wait for it.
-    if (threadIdx.x < warp_threads)
-    {
-      __syncwarp();
-      if (threadIdx.x == 0)
-      {
-        is_last = arrive_last(counters);
-      }
-    }
-    __syncthreads();
-    if (!is_last)
+    if (!part_arrives_last(counters->single_pass_arrivals, gridDim.x))
     {
       return;
     }
-    // No fence here: thread 0's acquire saw every block's release, and the barrier above orders
-    // thread 0 before the other threads of this block.
+    // No fence here: thread 0's acquire saw every block's release, and the barrier in
+    // part_arrives_last orders thread 0 before the other threads of this block.
     const T all = finish_split<Agent::block_threads, T>(split, outputs, op);
     if (threadIdx.x == 0)
     {

@@ -742,7 +742,6 @@ __global__ void __launch_bounds__(VectorAgent::block_threads,
   static_assert(VectorAgent::block_threads == ElementAgent::block_threads, "both agents share the block");
   constexpr int block_threads = VectorAgent::block_threads;
   using item                  = typename VectorAgent::item;
-  __shared__ bool is_last;
   __shared__ offset_t taken;
   const offset_t listed = list.listed();
   const offset_t jobs   = list.part_prefix[listed];
@@ -795,16 +794,9 @@ __global__ void __launch_bounds__(VectorAgent::block_threads,
       }
       else if constexpr (Join == part_join::last_block)
       {
-        // As single_pass_kernel: the barrier orders warp 0's stores of nodes and pieces before
-        // thread 0's release; the last block of the segment finishes its tree and resets the
+        // As single_pass_kernel; the last block of the segment finishes its tree and resets the
         // segment's counter.
-        __syncthreads();
-        if (threadIdx.x == 0)
-        {
-          is_last = arrive_last(list.segment_arrivals[entry], static_cast<unsigned>(parts));
-        }
-        __syncthreads();
-        if (is_last)
+        if (part_arrives_last(list.segment_arrivals[entry], static_cast<unsigned>(parts)))
         {
           const T all = finish_split<block_threads, T>(split, outputs, op);
           if (threadIdx.x == 0)
