@@ -10,6 +10,8 @@
 #include <rk/policy.hpp>
 
 #include <cstdint>
+#include <iterator>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -25,9 +27,12 @@ std::pair<KeyOut, ValueOut> reduce_by_key_dispatch(const seq_policy&, KeyIt keys
   {
     (void) detail::checked_distance(keys_first, keys_last);
   }
+  // The key held is a copy of the value, never the iterator's reference: a zip iterator's
+  // reference is a tuple of references, and assigning the next key to it would write the input.
+  using key_value = std::remove_cv_t<typename std::iterator_traits<KeyIt>::value_type>;
   while (keys_first != keys_last)
   {
-    auto key = *keys_first;
+    key_value key(*keys_first);
     T acc    = detail::apply_init(init, static_cast<T>(*values_first), op);
     *keys_out = key;
     ++keys_out;
@@ -35,7 +40,7 @@ std::pair<KeyOut, ValueOut> reduce_by_key_dispatch(const seq_policy&, KeyIt keys
     ++values_first;
     for (; keys_first != keys_last; ++keys_first, ++values_first)
     {
-      auto next = *keys_first;
+      key_value next(*keys_first);
       if (!key_equal(key, next))
       {
         break;
