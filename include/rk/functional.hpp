@@ -43,6 +43,18 @@ struct equal_to
   }
 };
 
+/// `a < b`: the default ordering of rk::arg_min, rk::arg_max and their family. Transparent,
+/// usable on host and device.
+struct less
+{
+  using is_transparent = void;
+  template <class A, class B>
+  RK_HOST_DEVICE constexpr bool operator()(const A& a, const B& b) const
+  {
+    return a < b;
+  }
+};
+
 /// `a * b`. Unsigned integers wrap modulo 2^bits, which keeps products associative.
 struct multiplies
 {

@@ -15,6 +15,7 @@
 #include <rk/detail/arg_api.hpp>
 #include <rk/detail/config.hpp>
 #include <rk/detail/reduce_by_key_api.hpp>
+#include <rk/detail/segmented_arg_api.hpp>
 #include <rk/detail/transform_reduce_api.hpp>
 #include <rk/error.hpp>
 #include <rk/explain.hpp>

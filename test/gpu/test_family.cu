@@ -3,6 +3,7 @@
 // stream-ordered forms and the GPU-only edges.
 
 #include "../support/family_properties.hpp"
+#include "../support/parity_properties.hpp"
 #include "../support/spread.hpp"
 #include "gpu_harness.cuh"
 
@@ -42,6 +43,35 @@ RK_GPU_TEST_CASE("rk::reduce_by_key (GPU policies): run layouts, init once per r
 {
   rk_test::reduce_by_key_properties(device_harness{});
   rk_test::reduce_by_key_properties(two_pass_harness{});
+}
+
+RK_GPU_TEST_CASE("GPU policies: inputs are read-only (mutable zip inputs unchanged), const zip inputs compile")
+{
+  rk_test::read_only_properties(device_harness{});
+  rk_test::read_only_properties(two_pass_harness{});
+  rk_test::read_only_properties(single_pass_harness{});
+  rk_test::read_only_properties(rk_test::gpu_harness<rk::atomic_policy, true>{});
+}
+
+RK_GPU_TEST_CASE("rk::reduce_by_key (GPU policies): zip keys, tuple keys, keys with default member initializers, 64-byte keys")
+{
+  rk_test::key_type_properties(device_harness{});
+  rk_test::key_type_properties(two_pass_harness{});
+  rk_test::key_type_properties(single_pass_harness{});
+}
+
+RK_GPU_TEST_CASE("rk::arg_min / arg_max / arg_max_last / arg_min_max (GPU policies): a caller's comparator, the last maximum")
+{
+  rk_test::arg_comparator_properties(device_harness{});
+  rk_test::arg_comparator_properties(two_pass_harness{});
+  rk_test::arg_comparator_properties(single_pass_harness{});
+}
+
+RK_GPU_TEST_CASE("rk::segmented_arg_min / segmented_arg_max (GPU policies): three forms, empty segments, NaN, comparator")
+{
+  rk_test::segmented_arg_properties(device_harness{});
+  rk_test::segmented_arg_properties(two_pass_harness{});
+  rk_test::segmented_arg_properties(single_pass_harness{});
 }
 
 namespace
@@ -160,6 +190,35 @@ RK_GPU_TEST_CASE("rk::transform_reduce_into and rk::arg_*_into: stream-ordered r
   CHECK(b.max == result{50000.0f, 100000});
   CHECK(static_cast<result>(none[0]).index == -1);
   REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
+}
+
+RK_GPU_TEST_CASE("rk::arg_*_into with a comparator, rk::arg_max_last_into, and segmented arg-min over raw pointers")
+{
+  rk_test::stream_guard guard;
+  // -3 .. 3 twice: by magnitude the minimum is the first 0 and the maxima are the four +-3.
+  const std::vector<float> items = {-3, -2, -1, 0, 1, 2, 3, -3, -2, -1, 0, 1, 2, 3};
+  const thrust::device_vector<float> v(items.begin(), items.end());
+  using result = rk::arg_result<float, std::ptrdiff_t>;
+  thrust::device_vector<result> out(4, result{7.0f, 7});
+  rk::arg_min_into(rk::device.on(guard.stream), v.begin(), v.end(), out.data(), rk_test::by_magnitude{});
+  rk::arg_max_into(rk::single_pass.on(guard.stream), v.begin(), v.end(), out.data() + 1, rk_test::by_magnitude{});
+  rk::arg_max_last_into(rk::two_pass.on(guard.stream), v.begin(), v.end(), out.data() + 2, rk_test::by_magnitude{});
+  rk::arg_max_last_into(rk::device.on(guard.stream), v.begin(), v.end(), out.data() + 3);
+  REQUIRE(cudaStreamSynchronize(guard.stream) == cudaSuccess);
+  CHECK(static_cast<result>(out[0]) == result{0.0f, 3});
+  CHECK(static_cast<result>(out[1]) == result{-3.0f, 0});
+  CHECK(static_cast<result>(out[2]) == result{3.0f, 13});
+  CHECK(static_cast<result>(out[3]) == result{3.0f, 13});
+  // Raw device pointers, in and out, with offsets behind a raw pointer too.
+  const std::vector<std::int64_t> host_offsets = {0, 7, 7, 14};
+  const thrust::device_vector<std::int64_t> offsets(host_offsets.begin(), host_offsets.end());
+  thrust::device_vector<result> mins(3, result{7.0f, 7});
+  rk::segmented_arg_min(rk::device, thrust::raw_pointer_cast(v.data()), thrust::raw_pointer_cast(offsets.data()),
+                        thrust::raw_pointer_cast(offsets.data()) + 4, thrust::raw_pointer_cast(mins.data()),
+                        rk_test::by_magnitude{});
+  CHECK(static_cast<result>(mins[0]) == result{0.0f, 3});
+  CHECK(static_cast<result>(mins[1]).index == -1);
+  CHECK(static_cast<result>(mins[2]) == result{0.0f, 3});
 }
 
 RK_GPU_TEST_CASE("rk::reduce_by_key (GPU): host pointers and a capturing stream are refused with rk::error")

@@ -3,6 +3,7 @@
 // operators through rk::check_operator, and a forward-iterator input under rk::seq.
 
 #include "../support/family_properties.hpp"
+#include "../support/parity_properties.hpp"
 #include "host_harness.hpp"
 
 #include <rk/reduce.hpp>
@@ -54,12 +55,43 @@ TEST_CASE("rk::arg_min's and rk::arg_max's operators are associative (rk::check_
   const auto same = [](const result& a, const result& b) {
     return a.index == b.index && (a.value == b.value || (std::isnan(a.value) && std::isnan(b.value)));
   };
-  const auto min_report = rk::check_operator<result>(rk::detail::first_minimum{}, samples, same);
-  const auto max_report = rk::check_operator<result>(rk::detail::first_maximum{}, samples, same);
+  const auto min_report  = rk::check_operator<result>(rk::detail::first_minimum<>{}, samples, same);
+  const auto max_report  = rk::check_operator<result>(rk::detail::first_maximum<>{}, samples, same);
+  const auto last_report = rk::check_operator<result>(rk::detail::last_maximum<>{}, samples, same);
+  const std::vector<result> signed_samples = {{3.0f, 0}, {-3.0f, 1}, {1.0f, 2}, {-1.0f, 3}, {0.5f, 4}, {3.0f, 5}};
+  const auto mag_report =
+    rk::check_operator<result>(rk::detail::first_minimum<rk_test::by_magnitude>{}, signed_samples, same);
   CHECK(min_report.associative);
   CHECK(max_report.associative);
+  CHECK(last_report.associative);
+  CHECK(mag_report.associative);
   CHECK_FALSE(min_report.commutative); // ties keep the left operand
   CHECK_FALSE(max_report.commutative);
+  CHECK_FALSE(last_report.commutative); // ties keep the right operand
+}
+
+TEST_CASE("host policies: inputs are read-only (mutable zip inputs unchanged), const zip inputs compile")
+{
+  rk_test::read_only_properties(seq_harness{});
+  rk_test::read_only_properties(host_harness{});
+}
+
+TEST_CASE("rk::reduce_by_key (host policies): zip keys, tuple keys, keys with default member initializers, 64-byte keys")
+{
+  rk_test::key_type_properties(seq_harness{});
+  rk_test::key_type_properties(host_harness{});
+}
+
+TEST_CASE("rk::arg_min / arg_max / arg_max_last / arg_min_max (host policies): a caller's comparator, the last maximum")
+{
+  rk_test::arg_comparator_properties(seq_harness{});
+  rk_test::arg_comparator_properties(host_harness{});
+}
+
+TEST_CASE("rk::segmented_arg_min / segmented_arg_max (host policies): three forms, empty segments, NaN, comparator")
+{
+  rk_test::segmented_arg_properties(seq_harness{});
+  rk_test::segmented_arg_properties(host_harness{});
 }
 
 TEST_CASE("rk::seq: the family over forward iterators")

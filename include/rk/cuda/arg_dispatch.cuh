@@ -29,7 +29,7 @@ void arg_into(const gpu_policy<Backend, Provider>& policy, Input first, Input la
 {
   using pointer = decltype(thrust::raw_pointer_cast(out));
   static_assert(std::is_pointer_v<pointer> && std::is_same_v<std::remove_pointer_t<pointer>, Result>,
-                "rk::arg_min_into/arg_max_into/arg_min_max_into write their result through a pointer (or "
+                "rk::arg_min_into/arg_max_into/arg_max_last_into/arg_min_max_into write their result through a pointer (or "
                 "thrust::device_ptr) to device memory of the result type: rk::arg_result<value_type, difference_type> "
                 "(rk::arg_min_max_result<...> for arg_min_max_into)");
   Result* result = thrust::raw_pointer_cast(out);
@@ -44,29 +44,41 @@ void arg_into(const gpu_policy<Backend, Provider>& policy, Input first, Input la
 } // namespace detail
 
 /// Stream-ordered rk::arg_min: writes the `rk::arg_result` to device memory `out` and returns
-/// without waiting (an empty range stores `{value_type(), -1}`).
-template <gpu_backend Backend, class Provider, class InputIt, class OutputPtr>
-void arg_min_into(const gpu_policy<Backend, Provider>& policy, InputIt first, InputIt last, OutputPtr out)
+/// without waiting (an empty range stores `{value_type(), -1}`). `comp` as for rk::arg_min.
+template <gpu_backend Backend, class Provider, class InputIt, class OutputPtr, class Compare = less>
+void arg_min_into(const gpu_policy<Backend, Provider>& policy, InputIt first, InputIt last, OutputPtr out,
+                  Compare comp = {})
 {
   detail::arg_into(policy, detail::indexed(first), detail::indexed(last), out, detail::empty_arg_result<InputIt>(),
-                   detail::first_minimum{}, "rk::arg_min_into: storing the empty result");
+                   detail::first_minimum<Compare>{comp}, "rk::arg_min_into: storing the empty result");
 }
 
 /// Stream-ordered rk::arg_max.
-template <gpu_backend Backend, class Provider, class InputIt, class OutputPtr>
-void arg_max_into(const gpu_policy<Backend, Provider>& policy, InputIt first, InputIt last, OutputPtr out)
+template <gpu_backend Backend, class Provider, class InputIt, class OutputPtr, class Compare = less>
+void arg_max_into(const gpu_policy<Backend, Provider>& policy, InputIt first, InputIt last, OutputPtr out,
+                  Compare comp = {})
 {
   detail::arg_into(policy, detail::indexed(first), detail::indexed(last), out, detail::empty_arg_result<InputIt>(),
-                   detail::first_maximum{}, "rk::arg_max_into: storing the empty result");
+                   detail::first_maximum<Compare>{comp}, "rk::arg_max_into: storing the empty result");
+}
+
+/// Stream-ordered rk::arg_max_last.
+template <gpu_backend Backend, class Provider, class InputIt, class OutputPtr, class Compare = less>
+void arg_max_last_into(const gpu_policy<Backend, Provider>& policy, InputIt first, InputIt last, OutputPtr out,
+                       Compare comp = {})
+{
+  detail::arg_into(policy, detail::indexed(first), detail::indexed(last), out, detail::empty_arg_result<InputIt>(),
+                   detail::last_maximum<Compare>{comp}, "rk::arg_max_last_into: storing the empty result");
 }
 
 /// Stream-ordered rk::arg_min_max: writes an `rk::arg_min_max_result`.
-template <gpu_backend Backend, class Provider, class InputIt, class OutputPtr>
-void arg_min_max_into(const gpu_policy<Backend, Provider>& policy, InputIt first, InputIt last, OutputPtr out)
+template <gpu_backend Backend, class Provider, class InputIt, class OutputPtr, class Compare = less>
+void arg_min_max_into(const gpu_policy<Backend, Provider>& policy, InputIt first, InputIt last, OutputPtr out,
+                      Compare comp = {})
 {
   using result = arg_min_max_result<detail::arg_item_t<InputIt>, detail::arg_index_t<InputIt>>;
   detail::arg_into(policy, detail::indexed_min_max(first), detail::indexed_min_max(last), out,
                    result{detail::empty_arg_result<InputIt>(), detail::empty_arg_result<InputIt>()},
-                   detail::first_minimum_maximum{}, "rk::arg_min_max_into: storing the empty result");
+                   detail::first_minimum_maximum<Compare>{comp}, "rk::arg_min_max_into: storing the empty result");
 }
 } // namespace rk

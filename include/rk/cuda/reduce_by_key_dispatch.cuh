@@ -98,16 +98,20 @@ std::pair<KeyOut, ValueOut> reduce_by_key_dispatch(const gpu_policy<Backend, Pro
   const auto& op = detail::to_device_operator(user_op);
   using Op       = detail::device_operator_t<BinaryOp>;
   static_assert(Backend != gpu_backend::atomic,
-                "rk::reduce_by_key does not run rk::atomic (it has no init to seed the runs' outputs with): use "
-                "rk::single_pass or rk::device (one pass, exact for every associative operator)");
+                "rk::reduce_by_key has no rk::atomic path: its run pass writes each run's value once, in run order, "
+                "so atomics would buy nothing. Use rk::device or rk::single_pass (exact for every associative "
+                "operator)");
   detail::check_gpu_call<Backend, ValueIt, T, Op>();
   static_assert(detail::is_random_access_v<KeyIt> && !detail::is_host_iterator_v<KeyIt>,
                 "rk::reduce_by_key with a GPU policy reads the keys through a random-access device iterator: copy "
-                "them to a thrust::device_vector, or use rk::host");
+                "them to a thrust::device_vector, wrap raw device pointers in thrust::device_ptr "
+                "(thrust::device_pointer_cast) before zipping them, or use rk::host");
   using key_type = std::remove_cv_t<detail::iterator_item_t<KeyIt>>;
-  static_assert(std::is_trivially_copyable_v<key_type> && std::is_trivially_default_constructible_v<key_type>,
+  static_assert(std::is_trivially_copyable_v<key_type> && std::is_default_constructible_v<key_type>
+                  && sizeof(key_type) <= detail::max_value_bytes,
                 "rk::reduce_by_key with a GPU policy holds keys in registers and shared memory: the key type must be "
-                "trivially copyable and trivially default constructible (integers, floats, plain structs); use "
+                "trivially copyable, default constructible and at most 256 bytes (integers, floats, plain structs, "
+                "thrust::tuple and cuda::std::tuple of those, zip iterators over them); reduce a smaller key, or use "
                 "rk::host for other keys");
   const std::int64_t n = detail::checked_distance(keys_first, keys_last);
   if (n == 0)

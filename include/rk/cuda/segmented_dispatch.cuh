@@ -22,25 +22,45 @@ namespace rk
 namespace detail
 {
 /// What a kernel reads or writes for an iterator: the raw pointer behind a contiguous one, checked
-/// to be reachable from the device unless Thrust knows it is device memory; the iterator otherwise.
+/// to be reachable from the device unless Thrust knows it is device memory; an input adaptor
+/// (rk/detail/input_adaptors.hpp) over what its base becomes; the iterator otherwise.
 template <class It>
 auto to_device_access(It it, const char* what, const device_facts& device)
 {
-  static_assert(!is_host_iterator_v<It>,
-                "rk::segmented_reduce with a GPU policy cannot use this iterator: Thrust says it refers to host "
-                "memory. Copy the data (or the offsets, or the output) to a thrust::device_vector, or use rk::host");
-  if constexpr (thrust::is_contiguous_iterator_v<It>)
+  if constexpr (is_input_adaptor<It>::value)
   {
-    auto* p = thrust::unwrap_contiguous_iterator(it);
-    if constexpr (!std::is_same_v<typename thrust::iterator_system<It>::type, thrust::device_system_tag>)
+    // A pointer base is read element by element: the segmented kernels' 16-byte path reads only
+    // plain pointers.
+    auto base = to_device_access(it.base, what, device);
+    if constexpr (std::is_pointer_v<decltype(base)>)
     {
-      check_device_accessible(p, what, device);
+      return it.rebase(element_pointer<std::remove_cv_t<std::remove_pointer_t<decltype(base)>>>{base});
     }
-    return p;
+    else
+    {
+      return it.rebase(base);
+    }
   }
   else
   {
-    return it;
+    static_assert(!is_host_iterator_v<It>,
+                  "rk::segmented_reduce and rk::reduce_by_key with a GPU policy cannot use this iterator: Thrust says "
+                  "it refers to host memory. Copy the data (or the offsets, or the output) to a "
+                  "thrust::device_vector, wrap raw device pointers in thrust::device_ptr (thrust::device_pointer_cast) "
+                  "before adapting or zipping them, or use rk::host");
+    if constexpr (thrust::is_contiguous_iterator_v<It>)
+    {
+      auto* p = thrust::unwrap_contiguous_iterator(it);
+      if constexpr (!std::is_same_v<typename thrust::iterator_system<It>::type, thrust::device_system_tag>)
+      {
+        check_device_accessible(p, what, device);
+      }
+      return p;
+    }
+    else
+    {
+      return it;
+    }
   }
 }
 
@@ -62,6 +82,23 @@ auto to_device_segments(const bounded_segments<BeginIt, EndIt>& s, const device_
 inline fixed_segments to_device_segments(const fixed_segments& s, const device_facts&)
 {
   return s;
+}
+
+/// What the kernels write for an output: to_device_access's, or for the segmented arg forms'
+/// writer, the same writer over what its output and segments become.
+template <class OutputIt>
+auto to_device_output(OutputIt out, const device_facts& device)
+{
+  if constexpr (is_segment_relative_output<OutputIt>::value)
+  {
+    auto at       = to_device_access(out.out, "the output", device);
+    auto segments = to_device_segments(out.segments, device);
+    return segment_relative_output<decltype(at), decltype(segments)>{at, segments};
+  }
+  else
+  {
+    return to_device_access(out, "the output", device);
+  }
 }
 
 inline std::size_t align_up(std::size_t bytes, std::size_t to)
@@ -237,7 +274,7 @@ void segmented_dispatch(const gpu_policy<Backend, Provider>& policy, InputIt fir
     const detail::device_facts& device = detail::current_device_facts();
     auto input                         = detail::to_device_access(first, "the input range", device);
     auto segments                      = detail::to_device_segments(host_segments, device);
-    auto output                        = detail::to_device_access(out, "the output", device);
+    auto output                        = detail::to_device_output(out, device);
     constexpr gpu_backend backend = detail::segmented_backend_v<Backend, T, Op, OutputIt>;
     if constexpr (backend == gpu_backend::atomic)
     {

@@ -34,12 +34,6 @@ explanation explain_segmented(Policy&& policy, std::int64_t num_segments)
   return explain_segmented_dispatch(policy.derived(), detail::checked_count(num_segments, "num_segments"));
 }
 
-namespace detail
-{
-template <class A, class B>
-inline constexpr bool both_integral_v = std::is_integral_v<A> && std::is_integral_v<B>;
-} // namespace detail
-
 /// Reduces every segment of a CSR layout: segment i is [first + offsets[i], first + offsets[i+1]),
 /// for the offsets_last - offsets_first - 1 segments the offsets (non-decreasing) describe, and
 /// writes `out[i] = init ⊕ x_begin ⊕ … ⊕ x_end-1` in order, init once on the left. An empty segment
@@ -50,7 +44,7 @@ inline constexpr bool both_integral_v = std::is_integral_v<A> && std::is_integra
 /// rk::segmented_reduce(rk::device, v.begin(), offsets.begin(), offsets.end(), sums.begin(), 0.0f, rk::plus{});
 /// \endcode
 template <class Policy, class InputIt, class OffsetIt, class OutputIt, class T, class BinaryOp>
-std::enable_if_t<is_execution_policy_v<Policy> && (!std::is_integral_v<OffsetIt>)> segmented_reduce(Policy&& policy, InputIt first, OffsetIt offsets_first, OffsetIt offsets_last, OutputIt out,
+std::enable_if_t<is_execution_policy_v<Policy> && !detail::is_number_v<OffsetIt>> segmented_reduce(Policy&& policy, InputIt first, OffsetIt offsets_first, OffsetIt offsets_last, OutputIt out,
                       T init, BinaryOp op)
 {
   segmented_dispatch(policy.derived(), first, detail::make_csr_segments(offsets_first, offsets_last), out,
@@ -58,7 +52,7 @@ std::enable_if_t<is_execution_policy_v<Policy> && (!std::is_integral_v<OffsetIt>
 }
 
 template <class Policy, class InputIt, class OffsetIt, class OutputIt, class T>
-std::enable_if_t<is_execution_policy_v<Policy> && (!std::is_integral_v<OffsetIt>)> segmented_reduce(Policy&& policy, InputIt first, OffsetIt offsets_first, OffsetIt offsets_last, OutputIt out,
+std::enable_if_t<is_execution_policy_v<Policy> && !detail::is_number_v<OffsetIt>> segmented_reduce(Policy&& policy, InputIt first, OffsetIt offsets_first, OffsetIt offsets_last, OutputIt out,
                       T init)
 {
   segmented_dispatch(policy.derived(), first, detail::make_csr_segments(offsets_first, offsets_last), out,
@@ -68,16 +62,15 @@ std::enable_if_t<is_execution_policy_v<Policy> && (!std::is_integral_v<OffsetIt>
 /// CUB's form: segment i is [first + begin_offsets[i], first + end_offsets[i]); segments may come
 /// in any order, overlap or leave gaps. A segment whose end precedes its begin is an error.
 template <class Policy, class InputIt, class Count, class BeginIt, class EndIt, class OutputIt, class T, class BinaryOp>
-std::enable_if_t<is_execution_policy_v<Policy> && (std::is_integral_v<Count>)> segmented_reduce(Policy&& policy, InputIt first, Count num_segments, BeginIt begin_offsets, EndIt end_offsets,
+std::enable_if_t<is_execution_policy_v<Policy> && detail::is_number_v<Count> && !detail::is_number_v<BeginIt>> segmented_reduce(Policy&& policy, InputIt first, Count num_segments, BeginIt begin_offsets, EndIt end_offsets,
                       OutputIt out, T init, BinaryOp op)
 {
-  const detail::bounded_segments<BeginIt, EndIt> segments{begin_offsets, end_offsets,
-                                                          detail::checked_count(num_segments, "num_segments")};
-  segmented_dispatch(policy.derived(), first, segments, out, std::move(init), std::move(op));
+  segmented_dispatch(policy.derived(), first, detail::make_bounded_segments(num_segments, begin_offsets, end_offsets),
+                     out, std::move(init), std::move(op));
 }
 
 template <class Policy, class InputIt, class Count, class BeginIt, class EndIt, class OutputIt, class T>
-std::enable_if_t<is_execution_policy_v<Policy> && (std::is_integral_v<Count> && !std::is_integral_v<BeginIt>)> segmented_reduce(Policy&& policy, InputIt first, Count num_segments, BeginIt begin_offsets, EndIt end_offsets,
+std::enable_if_t<is_execution_policy_v<Policy> && detail::is_number_v<Count> && !detail::is_number_v<BeginIt>> segmented_reduce(Policy&& policy, InputIt first, Count num_segments, BeginIt begin_offsets, EndIt end_offsets,
                       OutputIt out, T init)
 {
   segmented_reduce(std::forward<Policy>(policy), first, num_segments, begin_offsets, end_offsets, out,
@@ -86,7 +79,7 @@ std::enable_if_t<is_execution_policy_v<Policy> && (std::is_integral_v<Count> && 
 
 /// Fixed-size segments: segment i is [first + i * segment_size, first + (i + 1) * segment_size).
 template <class Policy, class InputIt, class Count, class Size, class OutputIt, class T, class BinaryOp>
-std::enable_if_t<is_execution_policy_v<Policy> && (detail::both_integral_v<Count, Size>)> segmented_reduce(Policy&& policy, InputIt first, Count num_segments, Size segment_size, OutputIt out, T init,
+std::enable_if_t<is_execution_policy_v<Policy> && detail::is_number_v<Count> && detail::is_number_v<Size>> segmented_reduce(Policy&& policy, InputIt first, Count num_segments, Size segment_size, OutputIt out, T init,
                       BinaryOp op)
 {
   segmented_dispatch(policy.derived(), first, detail::make_fixed_segments(num_segments, segment_size), out,
@@ -94,7 +87,7 @@ std::enable_if_t<is_execution_policy_v<Policy> && (detail::both_integral_v<Count
 }
 
 template <class Policy, class InputIt, class Count, class Size, class OutputIt, class T>
-std::enable_if_t<is_execution_policy_v<Policy> && (detail::both_integral_v<Count, Size>)> segmented_reduce(Policy&& policy, InputIt first, Count num_segments, Size segment_size, OutputIt out, T init)
+std::enable_if_t<is_execution_policy_v<Policy> && detail::is_number_v<Count> && detail::is_number_v<Size>> segmented_reduce(Policy&& policy, InputIt first, Count num_segments, Size segment_size, OutputIt out, T init)
 {
   segmented_dispatch(policy.derived(), first, detail::make_fixed_segments(num_segments, segment_size), out,
                      std::move(init), plus{});

@@ -12,7 +12,9 @@
 #include <rk/detail/tree.hpp>
 #include <rk/error.hpp>
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <type_traits>
 
@@ -73,10 +75,17 @@ struct fixed_segments
   }
 };
 
+/// A plain number (a count or size), as opposed to an iterator: what tells the segmented forms
+/// apart, so that a floating-point count still reaches the check below and its message.
+template <class X>
+inline constexpr bool is_number_v = std::is_arithmetic_v<std::remove_cv_t<std::remove_reference_t<X>>>;
+
 template <class Integer>
 offset_t checked_count(Integer value, const char* what)
 {
-  static_assert(std::is_integral_v<Integer>, "rk::segmented_reduce: segment counts and sizes must be integers");
+  static_assert(std::is_integral_v<Integer>,
+                "rk::segmented_reduce: segment counts and sizes must be integers (CUB refuses others too): pass "
+                "num_segments and segment_size as an integer type, e.g. std::int64_t");
   if constexpr (std::is_signed_v<Integer>)
   {
     if (value < 0)
@@ -91,9 +100,17 @@ offset_t checked_count(Integer value, const char* what)
   return static_cast<offset_t>(value);
 }
 
+/// Offsets must be integers: converting 2.5 to an item position would silently drop a fraction.
+template <class OffsetIt>
+inline constexpr bool has_integral_offsets_v =
+  std::is_integral_v<std::remove_cv_t<typename std::iterator_traits<OffsetIt>::value_type>>;
+
 template <class OffsetIt>
 csr_segments<OffsetIt> make_csr_segments(OffsetIt offsets_first, OffsetIt offsets_last)
 {
+  static_assert(has_integral_offsets_v<OffsetIt>,
+                "rk::segmented_reduce: segment offsets must be integers (CUB refuses others too): pass offsets of an "
+                "integer type, or convert them on the fly with a thrust::transform_iterator to std::int64_t");
   const auto n = static_cast<offset_t>(offsets_last - offsets_first);
   if (n < 0)
   {
@@ -101,6 +118,15 @@ csr_segments<OffsetIt> make_csr_segments(OffsetIt offsets_first, OffsetIt offset
                         + std::to_string(-n));
   }
   return {offsets_first, n > 0 ? n - 1 : 0};
+}
+
+template <class Count, class BeginIt, class EndIt>
+bounded_segments<BeginIt, EndIt> make_bounded_segments(Count num_segments, BeginIt begin_offsets, EndIt end_offsets)
+{
+  static_assert(has_integral_offsets_v<BeginIt> && has_integral_offsets_v<EndIt>,
+                "rk::segmented_reduce: segment offsets must be integers (CUB refuses others too): pass offsets of an "
+                "integer type, or convert them on the fly with a thrust::transform_iterator to std::int64_t");
+  return {begin_offsets, end_offsets, checked_count(num_segments, "num_segments")};
 }
 
 template <class Count, class Size>
@@ -134,6 +160,51 @@ RK_HOST_DEVICE T apply_init(no_segment_init, const T& total, Op&)
 {
   return total;
 }
+
+/// The segmented arg forms' output (rk::segmented_arg_min and kin): the reduction gives each
+/// segment's extreme with its position in the whole input, and `out[s] = r` stores it with the
+/// position counted from the segment's first item instead (CUB's DeviceSegmentedReduce::ArgMin).
+/// An empty segment's index, -1, stays -1. The kernels and host loops write it as any output.
+template <class OutputIt, class Segments>
+struct segment_relative_output
+{
+  struct reference;
+  // An output iterator's traits (Thrust's and rk's checks read them); it is written only as out[s].
+  using value_type        = void;
+  using difference_type   = std::ptrdiff_t;
+  using pointer           = void;
+  using iterator_category = std::output_iterator_tag;
+
+  OutputIt out;
+  Segments segments;
+
+  struct reference
+  {
+    OutputIt at;
+    offset_t segment_first;
+
+    RK_EXEC_CHECK_DISABLE
+    template <class R>
+    RK_HOST_DEVICE const reference& operator=(const R& r) const
+    {
+      *at = R{r.value, r.index < 0 ? r.index : static_cast<decltype(r.index)>(r.index - segment_first)};
+      return *this;
+    }
+  };
+
+  RK_EXEC_CHECK_DISABLE
+  RK_HOST_DEVICE reference operator[](offset_t s) const
+  {
+    return {out + s, segments.begin(s)};
+  }
+};
+
+template <class OutputIt>
+struct is_segment_relative_output : std::false_type
+{};
+template <class OutputIt, class Segments>
+struct is_segment_relative_output<segment_relative_output<OutputIt, Segments>> : std::true_type
+{};
 
 /// What a bad segment is reported as (end < begin: decreasing CSR offsets, or a CUB-form segment
 /// whose end precedes its begin).
