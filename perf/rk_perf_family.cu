@@ -4,12 +4,17 @@
 //                     same bytes: the target is within 5 %) and a probe that only reads them;
 //   arg_min           int32 and float, against cub::DeviceReduce::ArgMin (temporary storage
 //                     allocated once) and the read probe;
+//   segmented arg     rk::segmented_arg_min over fixed-size float segments, against
+//                     rk::segmented_reduce's minimum over the same items (target: within 10 %),
+//                     cub::DeviceSegmentedReduce::ArgMin (segments of 256 items or more: CUB runs
+//                     a block per segment) and a probe that reads the items and writes 16 bytes a
+//                     segment;
 //   reduce_by_key     int32 keys, float values, run lengths 1, 8, 1000 and 10^6, against
 //                     thrust::reduce_by_key on the same stream and a probe that reads keys and
 //                     values and writes one key and one value per run. Both calls wait for the
 //                     run count, so these are round trips (host timing).
 //
-//   rk_perf_family [--quick] [--sizes 20,24,28] [--only transform_reduce|arg_min|reduce_by_key]
+//   rk_perf_family [--quick] [--sizes 20,24,28] [--only transform_reduce|arg_min|segmented_arg|reduce_by_key]
 //                  [--run-length 1|8|1000|1000000]
 
 #include "commit.hpp"
@@ -19,6 +24,7 @@
 #include <rk/reduce.cuh>
 
 #include <cub/device/device_reduce.cuh>
+#include <cub/device/device_segmented_reduce.cuh>
 #include <thrust/device_vector.h>
 #include <thrust/execution_policy.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -170,6 +176,81 @@ void arg_min_rows(const char* type, const std::vector<int>& sizes, const rk_perf
   }
 }
 
+void segmented_arg_rows(int log_n, const rk_perf::timing_plan& plan, cudaStream_t stream, std::ostream& os)
+{
+  const std::int64_t n = std::int64_t{1} << log_n;
+  os << "\n### segmented arg_min: float, fixed-size segments, 2^" << log_n << " items\n\n"
+     << "| segment | segments | rk::segmented_arg_min µs | rk::segmented_reduce min µs | CUB ArgMin µs | probe µs "
+        "| arg / reduce | arg / probe | ≤ 1.10× reduce |\n"
+     << "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: |\n";
+  using result = rk::arg_result<float, std::ptrdiff_t>;
+  thrust::device_vector<float> items(static_cast<std::size_t>(n));
+  thrust::transform(thrust::counting_iterator<std::int64_t>(0), thrust::counting_iterator<std::int64_t>(n),
+                    items.begin(), [] __device__(std::int64_t i) { return static_cast<float>((i * 7919) % 100003); });
+  const float* in = thrust::raw_pointer_cast(items.data());
+  for (const std::int64_t length : {std::int64_t{1}, std::int64_t{8}, std::int64_t{256}, std::int64_t{4096},
+                                    std::int64_t{65536}})
+  {
+    const std::int64_t segments = n / length;
+    thrust::device_vector<result> arg_out(static_cast<std::size_t>(segments));
+    thrust::device_vector<float> min_out(static_cast<std::size_t>(segments));
+    result* ao = thrust::raw_pointer_cast(arg_out.data());
+    float* mo  = thrust::raw_pointer_cast(min_out.data());
+    const bool with_cub = length >= 256;
+    thrust::device_vector<cub::KeyValuePair<int, float>> cub_out(with_cub ? static_cast<std::size_t>(segments) : 0);
+    thrust::device_vector<std::int64_t> offsets(with_cub ? static_cast<std::size_t>(segments + 1) : 0);
+    thrust::transform(thrust::counting_iterator<std::int64_t>(0),
+                      thrust::counting_iterator<std::int64_t>(static_cast<std::int64_t>(offsets.size())),
+                      offsets.begin(), [length] __device__(std::int64_t s) { return s * length; });
+    const std::int64_t* off = thrust::raw_pointer_cast(offsets.data());
+    std::size_t temp_bytes  = 0;
+    if (with_cub)
+    {
+      RK_PERF_CHECK(cub::DeviceSegmentedReduce::ArgMin(nullptr, temp_bytes, in, thrust::raw_pointer_cast(cub_out.data()),
+                                                       static_cast<int>(segments), off, off + 1, stream));
+    }
+    thrust::device_vector<unsigned char> temp(temp_bytes);
+    std::vector<rk_perf::contender> impls = {
+      {"rk", [&] { rk::segmented_arg_min(rk::device.on(stream), in, segments, length, ao); }},
+      {"reduce",
+       [&] { rk::segmented_reduce(rk::device.on(stream), in, segments, length, mo, 3.0e38f, rk::minimum{}); }},
+      {"probe", [&] {
+         auto* words = reinterpret_cast<unsigned*>(ao);
+         probe_kernel<<<probe_blocks(), 256, 0, stream>>>(in, nullptr, n * 4, words, words + 2 * segments,
+                                                          2 * segments);
+       }}};
+    if (with_cub)
+    {
+      impls.push_back({"cub", [&] {
+                         std::size_t bytes = temp_bytes;
+                         cub::DeviceSegmentedReduce::ArgMin(thrust::raw_pointer_cast(temp.data()), bytes, in,
+                                                            thrust::raw_pointer_cast(cub_out.data()),
+                                                            static_cast<int>(segments), off, off + 1, stream);
+                       }});
+    }
+    const auto t = rk_perf::time_interleaved(stream, plan, impls);
+    rk::segmented_arg_min(rk::device.on(stream), in, segments, length, ao);
+    RK_PERF_CHECK(cudaStreamSynchronize(stream));
+    const result last = arg_out[static_cast<std::size_t>(segments - 1)];
+    if (static_cast<float>(min_out[static_cast<std::size_t>(segments - 1)]) != last.value || last.index < 0
+        || last.index >= length)
+    {
+      throw std::runtime_error("segmented arg_min: rk::segmented_arg_min and rk::segmented_reduce disagree");
+    }
+    const double vs_reduce = paired(t, 0, 1);
+    char cub_us[32] = "n/a";
+    if (with_cub)
+    {
+      std::snprintf(cub_us, sizeof cub_us, "%.1f", t[3].median_us);
+    }
+    char line[320];
+    std::snprintf(line, sizeof line, "| %lld | %lld | %.1f | %.1f | %s | %.1f | %.3f | %.3f | %s |\n",
+                  static_cast<long long>(length), static_cast<long long>(segments), t[0].median_us, t[1].median_us,
+                  cub_us, t[2].median_us, vs_reduce, paired(t, 0, 2), vs_reduce <= 1.10 ? "PASS" : "MISS");
+    os << line << std::flush;
+  }
+}
+
 void reduce_by_key_rows(int log_n, std::int64_t only_run, const rk_perf::timing_plan& plan, cudaStream_t stream,
                         std::ostream& os)
 {
@@ -251,7 +332,8 @@ int main(int argc, char** argv)
     }
     else
     {
-      std::cerr << "usage: rk_perf_family [--quick] [--sizes 20,24,28] [--only transform_reduce|arg_min|reduce_by_key] "
+      std::cerr << "usage: rk_perf_family [--quick] [--sizes 20,24,28] [--only "
+                   "transform_reduce|arg_min|segmented_arg|reduce_by_key] "
                    "[--run-length 1|8|1000|1000000]\n";
       return 2;
     }
@@ -277,6 +359,10 @@ int main(int argc, char** argv)
   {
     arg_min_rows<std::int32_t>("int32", logs, plan, stream, std::cout);
     arg_min_rows<float>("float", logs, plan, stream, std::cout);
+  }
+  if (only.empty() || only == "segmented_arg")
+  {
+    segmented_arg_rows(quick ? 24 : 26, plan, stream, std::cout);
   }
   if (only.empty() || only == "reduce_by_key")
   {
