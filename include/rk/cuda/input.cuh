@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <iterator>
 #include <type_traits>
+#include <utility>
 
 namespace rk::detail
 {
@@ -163,6 +164,26 @@ struct vector_source<transformed_input<Base, F, T>>
     return {in.transform, inner::transform_of(in.base)};
   }
 };
+
+/// The same input read element by element from `items` (its array, which is not 16-byte aligned):
+/// an element_pointer for a raw pointer, the adaptor over one for an input adaptor.
+template <class Input>
+__host__ __device__ auto element_input(const Input& first)
+{
+  using item = std::remove_cv_t<std::remove_pointer_t<decltype(vector_source<Input>::items(first))>>;
+  const element_pointer<item> elements{vector_source<Input>::items(first)};
+  if constexpr (std::is_pointer_v<Input>)
+  {
+    return elements;
+  }
+  else
+  {
+    return first.rebase(elements);
+  }
+}
+
+template <class Input>
+using element_input_t = decltype(element_input(std::declval<const Input&>()));
 
 /// Vectorized chunks: each lane reads `LaneVectors` adjacent 16-byte vectors of the chunk, and
 /// passes every item through `Transform` on its way to T.

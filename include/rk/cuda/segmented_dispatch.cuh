@@ -29,12 +29,11 @@ auto to_device_access(It it, const char* what, const device_facts& device)
 {
   if constexpr (is_input_adaptor<It>::value)
   {
-    // A pointer base is read element by element: the segmented kernels' 16-byte path reads only
-    // plain pointers.
+    // A pointer base as a pointer to const, which the kernels' 16-byte path reads.
     auto base = to_device_access(it.base, what, device);
     if constexpr (std::is_pointer_v<decltype(base)>)
     {
-      return it.rebase(element_pointer<std::remove_cv_t<std::remove_pointer_t<decltype(base)>>>{base});
+      return it.rebase(static_cast<const std::remove_pointer_t<decltype(base)>*>(base));
     }
     else
     {
@@ -133,6 +132,19 @@ explanation explain_segmented_dispatch(const gpu_policy<Backend, Provider>&, std
 
 namespace detail
 {
+/// The block body for a vectorizable input's segments that do not start on the 16-byte grid: the
+/// same input read element by element (no such segments for other inputs).
+template <bool Vectorized, class Provider, class Input, class T>
+struct element_agent_of
+{
+  using type = reduce_agent<Provider, Input, T>;
+};
+template <class Provider, class Input, class T>
+struct element_agent_of<true, Provider, Input, T>
+{
+  using type = reduce_agent<Provider, element_input_t<Input>, T>;
+};
+
 /// One segmented reduction's launches and the scratch they need: [long-list arrays | node and
 /// piece values], plus the lease's sync_counters, which the kernels leave at zero as they found
 /// them (no memset per call). The size depends on the device and T, not on the segments (the long
@@ -142,7 +154,9 @@ template <gpu_backend Backend, class Provider, class Input, class Segments, clas
           class Op>
 struct segmented_launch
 {
-  using item = std::remove_cv_t<iterator_item_t<Input>>;
+  // The item read from memory: its size fixes the tiles, and every kernel must count them alike
+  // (an input adaptor's items are its base's).
+  using item = tree_item_t<Input>;
   static constexpr part_join join = Backend == gpu_backend::two_pass ? part_join::finish_kernel
                                     : Backend == gpu_backend::atomic ? part_join::atomic
                                                                      : part_join::last_block;
@@ -150,8 +164,7 @@ struct segmented_launch
   using provider = with_tree_shape<Provider, join == part_join::atomic ? tree_shape::grid_ordered
                                                                        : tree_shape::pairwise_tiles>;
   using vector_agent  = reduce_agent<provider, Input, T>;
-  using element_agent = std::conditional_t<vector_agent::vectorized, reduce_agent<provider, element_pointer<item>, T>,
-                                           vector_agent>;
+  using element_agent = typename element_agent_of<vector_agent::vectorized, provider, Input, T>::type;
   static constexpr auto short_kernel =
     short_segments_kernel<item, T, join == part_join::atomic, Input, Segments, Output, Init, Op>;
   static constexpr auto long_kernel = long_segments_kernel<vector_agent, element_agent, join, T, Input, Output, Init, Op>;

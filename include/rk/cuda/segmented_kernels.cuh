@@ -656,19 +656,20 @@ __global__ void __launch_bounds__(segment_block_threads) long_segments_plan_kern
 }
 
 /// Calls body(agent, start) with the block body that reads the listed segment starting at
-/// first + segment_first: VectorAgent's 16-byte vectors where that start lies on the 16-byte grid
-/// (the segment's tiles count from its first item), ElementAgent's element loads otherwise.
+/// first + segment_first: VectorAgent's 16-byte vectors where the items' array at that start lies
+/// on the 16-byte grid (the segment's tiles count from its first item), ElementAgent's element
+/// loads of the same input otherwise.
 template <class VectorAgent, class ElementAgent, class Input, class Body>
 __device__ __forceinline__ auto with_segment_agent(Input first, offset_t segment_first, Body&& body)
 {
   const Input start = first + segment_first;
   if constexpr (VectorAgent::vectorized)
   {
-    if (reinterpret_cast<std::uintptr_t>(start) % vector_bytes == 0)
+    if (reinterpret_cast<std::uintptr_t>(vector_source<Input>::items(start)) % vector_bytes == 0)
     {
       return body(VectorAgent{}, start);
     }
-    return body(ElementAgent{}, element_pointer<typename VectorAgent::item>{start});
+    return body(ElementAgent{}, element_input(start));
   }
   else
   {
