@@ -254,13 +254,14 @@ RK_GPU_TEST_CASE("segmented_reduce: bad segments are reported, host offsets are 
 
 RK_GPU_TEST_CASE("segmented_reduce: rk::explain_segmented names the backend and the reproducible bits")
 {
-  const rk::explanation d = rk::explain_segmented(rk::device, 1000);
+  thrust::device_vector<double> items(10);
+  const rk::explanation d = rk::explain_segmented(rk::device, items.begin(), 1000, items.begin(), 0.0, rk::plus{});
   CHECK(d.policy == "device");
   CHECK(d.backend == "single_pass");
   CHECK(d.size == 1000);
   CHECK(d.reproducible);
   CHECK(d.reason.find("last block of each segment") != std::string::npos);
-  const rk::explanation t = rk::explain_segmented(rk::two_pass, 5);
+  const rk::explanation t = rk::explain_segmented(rk::two_pass, items.begin(), 5, items.begin(), 0.0);
   CHECK(t.backend == "two_pass");
   CHECK(t.reason.find("second kernel") != std::string::npos);
 }

@@ -13,6 +13,7 @@
 #include <thrust/fill.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
+#include <thrust/iterator/transform_output_iterator.h>
 #include <thrust/transform.h>
 
 #include <cmath>
@@ -133,15 +134,59 @@ RK_GPU_TEST_CASE("segmented_reduce: rk::atomic, the fixed-size form, and the CUB
   rk_test::fixed_and_cub_forms(rk::atomic);
 }
 
-RK_GPU_TEST_CASE("segmented_reduce: rk::explain_segmented on rk::atomic")
+// Named, not in an anonymous namespace: explain_segmented only names their types, and nvcc warns
+// of an unreferenced call operator in an anonymous namespace.
+namespace rk_test
 {
-  const rk::explanation a = rk::explain_segmented(rk::atomic, 7);
+struct explain_identity
+{
+  __host__ __device__ int operator()(int x) const
+  {
+    return x;
+  }
+};
+/// Associative, not commutative.
+struct explain_first
+{
+  __host__ __device__ int operator()(int a, int) const
+  {
+    return a;
+  }
+};
+} // namespace rk_test
+
+RK_GPU_TEST_CASE("segmented_reduce: rk::explain_segmented on rk::atomic, and rk::device's choice from the call's types")
+{
+  thrust::device_vector<float> floats(10);
+  thrust::device_vector<int> ints(10);
+  const rk::explanation a = rk::explain_segmented(rk::atomic, floats.begin(), 7, floats.begin(), 0.0f);
   CHECK(a.policy == "atomic");
   CHECK(a.backend == "atomic");
-  CHECK_FALSE(a.reproducible);
+  CHECK_FALSE(a.reproducible); // float atomics combine in arrival order
   CHECK(a.reason.find("atomics into the output") != std::string::npos);
-  const rk::explanation d = rk::explain_segmented(rk::device, 7);
-  CHECK(d.reason.find("rk::atomic for an integer T") != std::string::npos);
+  CHECK(rk::explain_segmented(rk::atomic, ints.begin(), 7, ints.begin(), 0).reproducible); // exact
+  // rk::device: what segmented_dispatch instantiates for the same types, which is what runs.
+  const auto device_runs = [](auto explanation, rk::gpu_backend ran) {
+    return explanation.backend == rk::to_string(ran);
+  };
+  const rk::explanation di = rk::explain_segmented(rk::device, ints.begin(), 7, ints.begin(), 0, rk::plus{});
+  CHECK(device_runs(di, rk::detail::segmented_backend_v<rk::gpu_backend::automatic, int, rk::plus,
+                                                         thrust::device_vector<int>::iterator>));
+  CHECK(di.backend == "atomic");
+  CHECK(di.reproducible);
+  CHECK(di.reason.find("rk::device runs rk::atomic here") != std::string::npos);
+  const rk::explanation df = rk::explain_segmented(rk::device, floats.begin(), 7, floats.begin(), 0.0f, rk::plus{});
+  CHECK(df.backend == "single_pass");
+  CHECK(df.reproducible);
+  // An integer sum into a fancy output cannot take atomics: single_pass, and explain says so.
+  const auto fancy = thrust::make_transform_output_iterator(ints.begin(), rk_test::explain_identity{});
+  const rk::explanation dt = rk::explain_segmented(rk::device, ints.begin(), 7, fancy, 0, rk::plus{});
+  CHECK(dt.backend == "single_pass");
+  CHECK(device_runs(dt, rk::detail::segmented_backend_v<rk::gpu_backend::automatic, int, rk::plus, decltype(fancy)>));
+  // min has a hardware atomic on int; an operator that does not commute never gets atomics.
+  CHECK(rk::explain_segmented(rk::device, ints.begin(), 7, ints.begin(), 0, rk::minimum{}).backend == "atomic");
+  CHECK(rk::explain_segmented(rk::device, ints.begin(), 7, ints.begin(), 0, rk_test::explain_first{}).backend
+        == "single_pass");
 }
 
 namespace

@@ -172,12 +172,13 @@ TEST_CASE("rk::segmented_reduce (host policies): bad segments and counts are err
 
 TEST_CASE("rk::explain_segmented (host policies): which backend, and whether the bits are reproducible")
 {
-  const rk::explanation h = rk::explain_segmented(rk::host, 12);
+  std::vector<float> v(12), out(12);
+  const rk::explanation h = rk::explain_segmented(rk::host, v.begin(), 12, out.begin(), 0.0f, rk::plus{});
   CHECK(h.backend == "host");
   CHECK(h.size == 12);
   CHECK(h.reproducible);
-  const rk::explanation s = rk::explain_segmented(rk::seq, 3);
+  const rk::explanation s = rk::explain_segmented(rk::seq, v.begin(), 3, out.begin(), 0.0f);
   CHECK(s.backend == "seq");
   CHECK_FALSE(s.reproducible);
-  CHECK_THROWS_AS(rk::explain_segmented(rk::host, -1), rk::error);
+  CHECK_THROWS_AS(rk::explain_segmented(rk::host, v.begin(), -1, out.begin(), 0.0f), rk::error);
 }

@@ -106,30 +106,6 @@ inline std::size_t align_up(std::size_t bytes, std::size_t to)
 }
 } // namespace detail
 
-template <gpu_backend Backend, class Provider>
-explanation explain_segmented_dispatch(const gpu_policy<Backend, Provider>&, std::int64_t segments)
-{
-  constexpr bool atomic = Backend == gpu_backend::atomic;
-  const char* backend   = Backend == gpu_backend::two_pass ? "two_pass" : atomic ? "atomic" : "single_pass";
-  std::string why =
-    std::string(Backend == gpu_backend::automatic
-                  ? "rk::device runs single_pass for segmented reduce (one pass, the same bits on every GPU), or "
-                    "rk::atomic for an integer T whose op has a hardware atomic (add, min, max, and, or, xor) when "
-                    "the output is contiguous memory of T: exact, so the same bits, and faster on long segments. "
-                  : "")
-    + "Segments of up to one lane's items are folded by a thread, up to 16 lanes' by groups of 4, 8 or 16 lanes, up "
-      "to 16 tiles by a warp; longer ones (up to 8192 of them) are cut into parts of about a block's share of "
-      "their items, which the blocks take from a queue longest first, reduced by rk::reduce's block body and put "
-      "together "
-    + (Backend == gpu_backend::two_pass ? std::string("by a second kernel; each segment gets rk::reduce's tree")
-       : atomic
-         ? std::string("with atomics into the output, which the first kernel seeds with init (grid-ordered tree in "
-                       "each part: floating-point results of long segments may differ from run to run, integer "
-                       "results are exact)")
-         : std::string("by the last block of each segment to finish; each segment gets rk::reduce's tree"));
-  return {to_string(Backend), backend, backend, segments, why, !atomic};
-}
-
 namespace detail
 {
 /// The block body for a vectorizable input's segments that do not start on the 16-byte grid: the
@@ -262,6 +238,40 @@ inline constexpr gpu_backend segmented_backend_v =
     ? gpu_backend::atomic
     : Backend;
 } // namespace detail
+
+/// What rk::segmented_reduce runs for these types on this policy: the backend segmented_dispatch
+/// instantiates (segmented_backend_v), so the answer is the one that runs.
+template <gpu_backend Backend, class Provider, class InputIt, class OutputIt, class T, class BinaryOp>
+explanation explain_segmented_dispatch(const gpu_policy<Backend, Provider>&, InputIt, std::int64_t segments, OutputIt,
+                                       const T&, const BinaryOp&)
+{
+  using Op                  = detail::device_operator_t<BinaryOp>;
+  constexpr gpu_backend run = detail::segmented_backend_v<Backend, T, Op, OutputIt>;
+  constexpr bool atomic     = run == gpu_backend::atomic;
+  const char* backend       = run == gpu_backend::two_pass ? "two_pass" : atomic ? "atomic" : "single_pass";
+  std::string why =
+    std::string(Backend != gpu_backend::automatic ? ""
+                : atomic ? "rk::device runs rk::atomic here: an integer T whose op has a hardware atomic (add, min, "
+                           "max, and, or, xor), into contiguous memory of T; exact, so the same bits as single_pass, "
+                           "and faster on long segments. "
+                         : "rk::device runs single_pass here (one pass, the same bits on every GPU); it would run "
+                           "rk::atomic only for an integer T whose op has a hardware atomic, into contiguous memory "
+                           "of T. ")
+    + "Segments of up to one lane's items are folded by a thread, up to 16 lanes' by groups of 4, 8 or 16 lanes, up "
+      "to 16 tiles by a warp; longer ones (up to 8192 of them) are cut into parts of about a block's share of "
+      "their items, which the blocks take from a queue longest first, reduced by rk::reduce's block body and put "
+      "together "
+    + (run == gpu_backend::two_pass ? std::string("by a second kernel; each segment gets rk::reduce's tree")
+       : atomic
+         ? std::string("with atomics into the output, which the first kernel seeds with init (grid-ordered tree in "
+                       "each part: floating-point results of long segments may differ from run to run, integer "
+                       "results are exact)")
+         : std::string("by the last block of each segment to finish; each segment gets rk::reduce's tree"));
+  // As rk::explain: integer atomics are exact, so their bits do not depend on the order.
+  const bool exact =
+    !atomic || (std::is_integral_v<T> && detail::atomic_kind_v<Op, T> != detail::atomic_kind::compare_and_swap);
+  return {to_string(Backend), backend, backend, segments, why, exact};
+}
 
 template <gpu_backend Backend, class Provider, class InputIt, class Segments, class OutputIt, class T, class BinaryOp>
 void segmented_dispatch(const gpu_policy<Backend, Provider>& policy, InputIt first, const Segments& host_segments,

@@ -5,6 +5,7 @@
 
 #include <rk/detail/reduce_api.hpp>
 #include <rk/detail/segments.hpp>
+#include <rk/functional.hpp>
 
 #include <type_traits>
 #include <utility>
@@ -19,19 +20,30 @@ void segmented_dispatch(const execution_policy<Derived>&, InputIt, const Segment
                 "<rk/reduce.cuh> (compiled by nvcc) rather than <rk/reduce.hpp>");
 }
 
-template <class Derived>
-explanation explain_segmented_dispatch(const execution_policy<Derived>&, std::int64_t)
+template <class Derived, class InputIt, class OutputIt, class T, class BinaryOp>
+explanation explain_segmented_dispatch(const execution_policy<Derived>&, InputIt, std::int64_t, OutputIt, const T&,
+                                       const BinaryOp&)
 {
   static_assert(detail::dependent_false_v<Derived>, "rk::explain_segmented is not implemented for this execution policy");
   return {};
 }
 
-/// Describes what rk::segmented_reduce(policy, ...) runs for `num_segments` segments, and whether
-/// its results are reproducible (each segment gets rk::reduce's bits). Runs nothing.
-template <class Policy, class = std::enable_if_t<is_execution_policy_v<Policy>>>
-explanation explain_segmented(Policy&& policy, std::int64_t num_segments)
+/// Describes what rk::segmented_reduce(policy, first, <segments>, out, init, op) runs for
+/// `num_segments` segments, and whether its results are reproducible (each segment gets
+/// rk::reduce's bits). It takes the call's input, output, init and operator because rk::device's
+/// choice depends on them (rk::atomic for an integer T with a hardware atomic into contiguous
+/// memory of T); how the segments are described does not matter. Runs nothing.
+///
+/// \code
+/// std::cout << rk::explain_segmented(rk::device, v.begin(), rows, sums.begin(), 0, rk::plus{}) << '\n';
+/// \endcode
+template <class Policy, class InputIt, class Count, class OutputIt, class T, class BinaryOp = plus,
+          class = std::enable_if_t<is_execution_policy_v<Policy>>>
+explanation explain_segmented(Policy&& policy, InputIt first, Count num_segments, OutputIt out, const T& init,
+                              const BinaryOp& op = {})
 {
-  return explain_segmented_dispatch(policy.derived(), detail::checked_count(num_segments, "num_segments"));
+  return explain_segmented_dispatch(policy.derived(), first, detail::checked_count(num_segments, "num_segments"), out,
+                                    init, op);
 }
 
 /// Reduces every segment of a CSR layout: segment i is [first + offsets[i], first + offsets[i+1]),

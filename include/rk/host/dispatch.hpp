@@ -62,13 +62,17 @@ void segmented_dispatch(const host_policy& policy, InputIt first, const Segments
   detail::segmented_reduce_host<T>(policy, first, segments, out, init, op);
 }
 
-inline explanation explain_segmented_dispatch(const seq_policy&, std::int64_t segments)
+template <class InputIt, class OutputIt, class T, class BinaryOp>
+explanation explain_segmented_dispatch(const seq_policy&, InputIt, std::int64_t segments, OutputIt, const T&,
+                                       const BinaryOp&)
 {
   return {"seq", "seq", "seq", segments,
           "each segment folded left to right on the calling thread (its own grouping, not rk::reduce's tree)", false};
 }
 
-inline explanation explain_segmented_dispatch(const host_policy&, std::int64_t segments)
+template <class InputIt, class OutputIt, class T, class BinaryOp>
+explanation explain_segmented_dispatch(const host_policy&, InputIt, std::int64_t segments, OutputIt, const T&,
+                                       const BinaryOp&)
 {
   return {"host", "host", "host", segments,
           "each segment reduced with rk::reduce's tree (the GPU backends' bits), segments shared over threads and "
