@@ -36,8 +36,7 @@ int main()
   {
     std::cout << "no CUDA GPU here: running the host policy instead of rk::device\n";
     const thrust::counting_iterator<std::int64_t> first(1);
-    std::cout << "host sum of 1..1000000 = " << rk::reduce(rk::host, first, first + 1000000, std::int64_t{0})
-              << '\n';
+    std::cout << "host sum of 1..1000000 = " << rk::reduce(rk::host, first, first + 1000000, std::int64_t{0}) << '\n';
     return 0;
   }
   try

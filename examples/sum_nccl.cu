@@ -66,7 +66,7 @@ int run_rank(ncclComm_t comm, int rank, int ranks)
     const std::int64_t first = rank * items_per_rank;
     thrust::device_vector<std::int64_t> shard(thrust::counting_iterator<std::int64_t>(first),
                                               thrust::counting_iterator<std::int64_t>(first + items_per_rank));
-    const auto policy = rk::nccl(comm).on(stream);
+    const auto policy      = rk::nccl(comm).on(stream);
     const std::int64_t sum = rk::reduce(policy, shard.begin(), shard.end(), std::int64_t{0}, rk::plus{});
 
     // A computed shard, and the stream-ordered form: the result lands in device memory.
@@ -78,11 +78,10 @@ int run_rank(ncclComm_t comm, int rank, int ranks)
       const rk::nccl_workspace workspace(comm);
       if (rank == 0)
       {
-        std::printf("workspace: %s%s\n", workspace.symmetric() ? "symmetric memory" : "ncclAllGather: ",
-                    workspace.reason().c_str());
+        std::printf("workspace: %s%s\n",
+                    workspace.symmetric() ? "symmetric memory" : "ncclAllGather: ", workspace.reason().c_str());
       }
-      rk::reduce_into(rk::nccl(workspace).on(stream), maps, maps + items_per_rank, out.data(), affine{1, 0},
-                      compose{});
+      rk::reduce_into(rk::nccl(workspace).on(stream), maps, maps + items_per_rank, out.data(), affine{1, 0}, compose{});
       cudaStreamSynchronize(stream); // reduce_into returned at once; the workspace outlives the call
     }
     const affine f = out[0];
@@ -188,10 +187,15 @@ int one_process_per_rank(int ranks)
   for (int r = 0; r < ranks; ++r)
   {
     std::string rank = std::to_string(r), count = std::to_string(ranks);
-    char* argv[]     = {const_cast<char*>("rk_example_nccl"), const_cast<char*>("--rank"), rank.data(),
-                        const_cast<char*>("--ranks"), count.data(), const_cast<char*>("--id"),
-                        const_cast<char*>(hex.c_str()), nullptr};
-    pid_t pid        = 0;
+    char* argv[] = {const_cast<char*>("rk_example_nccl"),
+                    const_cast<char*>("--rank"),
+                    rank.data(),
+                    const_cast<char*>("--ranks"),
+                    count.data(),
+                    const_cast<char*>("--id"),
+                    const_cast<char*>(hex.c_str()),
+                    nullptr};
+    pid_t pid    = 0;
     if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv, environ) != 0)
     {
       std::perror("posix_spawn");

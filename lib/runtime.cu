@@ -248,7 +248,7 @@ stream_scratch& cached_scratch(int device, cudaStream_t stream)
   auto& cache = the_cache();
   std::lock_guard<std::mutex> guard(cache.mutex);
   const bool per_thread_handle = stream == nullptr || stream == cudaStreamPerThread;
-  auto& slot = cache.entries[{device, stream, per_thread_handle ? &this_thread_owner : nullptr}];
+  auto& slot                   = cache.entries[{device, stream, per_thread_handle ? &this_thread_owner : nullptr}];
   if (!slot)
   {
     slot         = std::make_unique<stream_scratch>();
@@ -346,8 +346,8 @@ const device_facts& current_device_facts()
   return facts[device];
 }
 
-scratch_lease::scratch_lease(owner whose, std::unique_lock<std::mutex> lock, cudaStream_t stream, int device, void* base,
-                             std::size_t bytes, std::size_t result_capacity)
+scratch_lease::scratch_lease(owner whose, std::unique_lock<std::mutex> lock, cudaStream_t stream, int device,
+                             void* base, std::size_t bytes, std::size_t result_capacity)
     : counters(static_cast<sync_counters*>(base))
     , result(static_cast<unsigned char*>(base) + counters_bytes)
     , partials(static_cast<unsigned char*>(base) + counters_bytes + result_capacity)
@@ -430,8 +430,8 @@ scratch_lease lease_scratch(int device, cudaStream_t stream, std::size_t result_
     entry.result_capacity  = result_capacity;
     entry.partial_capacity = partial_capacity;
   }
-  return scratch_lease(scratch_lease::owner::stream_cache, std::move(lock), stream, device, entry.buffer,
-                       entry.bytes(), entry.result_capacity);
+  return scratch_lease(scratch_lease::owner::stream_cache, std::move(lock), stream, device, entry.buffer, entry.bytes(),
+                       entry.result_capacity);
 }
 
 void check_not_capturing(cudaStream_t stream, const char* what)
@@ -609,12 +609,12 @@ owner_device driver_access(std::uintptr_t address, int device)
   }
   CUpointer_attribute attributes[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
                                       CU_POINTER_ATTRIBUTE_RANGE_SIZE, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
-  unsigned int type     = 0;
-  CUdeviceptr start     = 0;
-  std::size_t size      = 0;
-  int owner             = -1;
-  void* values[]        = {&type, &start, &size, &owner};
-  const CUresult status = query(4, attributes, values, static_cast<CUdeviceptr>(address));
+  unsigned int type                = 0;
+  CUdeviceptr start                = 0;
+  std::size_t size                 = 0;
+  int owner                        = -1;
+  void* values[]                   = {&type, &start, &size, &owner};
+  const CUresult status            = query(4, attributes, values, static_cast<CUdeviceptr>(address));
   if (status != CUDA_SUCCESS || size == 0 || (type != CU_MEMORYTYPE_DEVICE && type != CU_MEMORYTYPE_UNIFIED))
   {
     return {access::unknown, -1};
@@ -624,8 +624,8 @@ owner_device driver_access(std::uintptr_t address, int device)
     // Not cached: peer access can be turned off again, and the next call must see that.
     return {peer_access_enabled(device, owner) ? access::yes : access::no_peer_access, owner};
   }
-  accessible_ranges[next_range++ % accessible_ranges.size()] = {
-    static_cast<std::uintptr_t>(start), static_cast<std::uintptr_t>(start) + size, device};
+  accessible_ranges[next_range++ % accessible_ranges.size()] = {static_cast<std::uintptr_t>(start),
+                                                                static_cast<std::uintptr_t>(start) + size, device};
   return {access::yes, owner};
 }
 } // namespace
@@ -717,13 +717,14 @@ unsigned long long* device_error_word(int device)
   {
     relaxed_capture_mode relaxed;
     void* word = nullptr;
-    if (const cudaError_t code = cudaHostAlloc(&word, sizeof(unsigned long long), cudaHostAllocMapped | cudaHostAllocPortable);
+    if (const cudaError_t code = cudaHostAlloc(&word, sizeof(unsigned long long),
+                                               cudaHostAllocMapped | cudaHostAllocPortable);
         code != cudaSuccess)
     {
       throw_allocation_error(code, sizeof(unsigned long long), "pinned host memory (the device error word)");
     }
     *static_cast<volatile unsigned long long*>(word) = 0;
-    words.words[device] = static_cast<unsigned long long*>(word);
+    words.words[device]                              = static_cast<unsigned long long*>(word);
   }
   return words.words[device];
 }
@@ -733,7 +734,7 @@ void rk::check_device_errors()
 {
   int device = 0;
   detail::throw_on_error(cudaGetDevice(&device), "rk::check_device_errors: cudaGetDevice");
-  auto* word = reinterpret_cast<volatile unsigned long long*>(detail::device_error_word(device));
+  auto* word                      = reinterpret_cast<volatile unsigned long long*>(detail::device_error_word(device));
   const unsigned long long report = *word;
   if (report == 0)
   {
@@ -752,7 +753,6 @@ void rk::release_cached_memory()
     auto& cache = detail::the_cache();
     std::lock_guard<std::mutex> guard(cache.mutex);
     cache.free_everything(); // no rk call is in flight (the contract), so no entry is leased
-
   }
   {
     auto& words = detail::the_error_words();

@@ -112,19 +112,19 @@ contender checked_env_contender(run_context& ctx, const std::string& type, int l
 template <class T>
 void measure_case(run_context& ctx, cub_storage& cub, input_slices<T>& in, int log2, std::vector<measurement>& results)
 {
-  namespace determinism  = cuda::execution::determinism;
-  const std::string type = type_traits<T>::name;
+  namespace determinism      = cuda::execution::determinism;
+  const std::string type     = type_traits<T>::name;
   const std::string cub_name = row_prefix();
   const cudaStream_t stream  = ctx.stream.get();
   const T want               = cub_result(ctx, cub, in);
 
-  std::vector<contender> contenders = {
-    cub_contender(ctx, cub, in, cub_name),
-    checked_env_contender(ctx, type, log2, cub_name + " env", in, make_env(stream), want),
-    checked_env_contender(ctx, type, log2, cub_name + " not_guaranteed", in,
-                          make_env(stream, determinism::not_guaranteed), want),
-    checked_env_contender(ctx, type, log2, cub_name + " run_to_run", in, make_env(stream, determinism::run_to_run),
-                          want)};
+  std::vector<contender> contenders = {cub_contender(ctx, cub, in, cub_name),
+                                       checked_env_contender(ctx, type, log2, cub_name + " env", in, make_env(stream),
+                                                             want),
+                                       checked_env_contender(ctx, type, log2, cub_name + " not_guaranteed", in,
+                                                             make_env(stream, determinism::not_guaranteed), want),
+                                       checked_env_contender(ctx, type, log2, cub_name + " run_to_run", in,
+                                                             make_env(stream, determinism::run_to_run), want)};
   if constexpr (std::is_same_v<T, float>)
   {
     contenders.push_back(checked_env_contender(ctx, type, log2, cub_name + " gpu_to_gpu", in,

@@ -314,7 +314,7 @@ public:
 private:
   device_buffer pool_;
   std::optional<std::type_index> pool_type_; // the type the pool's bytes hold
-  device_buffer large_;                       // the input when it exceeds the pool
+  device_buffer large_;                      // the input when it exceeds the pool
 };
 
 template <class T>
@@ -574,8 +574,10 @@ contender probe_contender(run_context& ctx, input_slices<T>& in, std::string nam
 template <class T>
 measurement make_measurement(const std::string& type, int log2n, const std::string& impl)
 {
-  return measurement{type, log2n, impl, static_cast<double>(sizeof(T)) * static_cast<double>(std::int64_t{1} << log2n),
-                     {}, std::nullopt, std::nullopt};
+  return measurement{type,        log2n,
+                     impl,        static_cast<double>(sizeof(T)) * static_cast<double>(std::int64_t{1} << log2n),
+                     {},          std::nullopt,
+                     std::nullopt};
 }
 
 /// Times `contenders` in interleaved trials (time_interleaved) and returns one measurement per

@@ -53,7 +53,8 @@ private:
 
   void skip_space()
   {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\r' || text_[pos_] == '\t'))
+    while (pos_ < text_.size()
+           && (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\r' || text_[pos_] == '\t'))
     {
       ++pos_;
     }
@@ -147,8 +148,8 @@ private:
     }
     else
     {
-      const char* start = text_.c_str() + pos_;
-      char* end         = nullptr;
+      const char* start  = text_.c_str() + pos_;
+      char* end          = nullptr;
       value.number_value = std::strtod(start, &end);
       if (end == start)
       {

@@ -22,12 +22,12 @@ public:
     object
   };
 
-  kind type = kind::null;
+  kind type           = kind::null;
   bool boolean_value  = false;
   double number_value = 0;
   std::string string_value;
-  std::vector<json_value> items;              ///< an array's elements
-  std::map<std::string, json_value> members;  ///< an object's members
+  std::vector<json_value> items;             ///< an array's elements
+  std::map<std::string, json_value> members; ///< an object's members
 
   /// The member `key` of an object; throws std::runtime_error naming it if absent.
   const json_value& at(const std::string& key) const;

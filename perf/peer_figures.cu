@@ -91,8 +91,13 @@ peer_figures load_peer(const std::string& peer, const common_options& opt, const
   std::map<int, int> local_groups;
   for (const json_value& row : doc.at("results").items)
   {
-    measurement m{row.at("type").string_value, static_cast<int>(row.at("log2n").number_value),
-                  row.at("impl").string_value, row.at("bytes").number_value, "", std::nullopt, std::nullopt};
+    measurement m{row.at("type").string_value,
+                  static_cast<int>(row.at("log2n").number_value),
+                  row.at("impl").string_value,
+                  row.at("bytes").number_value,
+                  "",
+                  std::nullopt,
+                  std::nullopt};
     if (!opt.wants_type(m.type) || !row.has("trials_us"))
     {
       continue;

@@ -77,8 +77,8 @@ std::optional<ratio> time_ratio(const std::vector<measurement>& results, const m
   return ratio{{ea.median / eb.median, ea.low / eb.high, ea.high / eb.low}, pairing::unpaired};
 }
 
-std::string relative_speed(const std::vector<measurement>& results, const measurement& m,
-                           const measurement* reference, double scale, int decimals)
+std::string relative_speed(const std::vector<measurement>& results, const measurement& m, const measurement* reference,
+                           double scale, int decimals)
 {
   if (reference == nullptr)
   {

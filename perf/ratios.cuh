@@ -36,8 +36,8 @@ std::optional<ratio> time_ratio(const std::vector<measurement>& results, const m
 
 /// reference's time / m's time, scaled, as text for a table ("" if not measured), prefixed with
 /// "~" when its interval holds the scale (m and the reference are not told apart by this run).
-std::string relative_speed(const std::vector<measurement>& results, const measurement& m,
-                           const measurement* reference, double scale, int decimals);
+std::string relative_speed(const std::vector<measurement>& results, const measurement& m, const measurement* reference,
+                           double scale, int decimals);
 
 enum class verdict
 {

@@ -107,15 +107,14 @@ struct random_value<affine>
 
 /// The implementations --impls can name. "affine" adds single_pass_affine and two_pass_affine
 /// to the int64 table.
-const std::vector<std::string> known_impls = {"device", "single_pass", "two_pass", "atomic",      "affine",
-                                              "grid_ordered", "cub", "thrust", "probe"};
+const std::vector<std::string> known_impls = {"device",       "single_pass", "two_pass", "atomic", "affine",
+                                              "grid_ordered", "cub",         "thrust",   "probe"};
 
 /// The order rows appear in a table; rows of other names (the CUB peer's) follow in the order
 /// they were measured.
-const std::vector<std::string> table_order = {"device",          "single_pass",       "two_pass",
-                                              "atomic",          "single_pass_affine", "two_pass_affine",
-                                              "single_pass_grid", "two_pass_grid",     "cub",
-                                              "thrust",          "probe"};
+const std::vector<std::string> table_order = {
+  "device",        "single_pass", "two_pass", "atomic", "single_pass_affine", "two_pass_affine", "single_pass_grid",
+  "two_pass_grid", "cub",         "thrust",   "probe"};
 
 #ifdef RK_PERF_PEER_EXE
 /// The peer executable built beside rk_perf (perf/CMakeLists.txt), run unless --peer or --no-peer.
@@ -156,7 +155,8 @@ void print_usage(std::ostream& os)
 
 bool is_file(const std::string& path)
 {
-  struct stat info{};
+  struct stat info
+  {};
   return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
 }
 
@@ -347,8 +347,8 @@ private:
         const affine want_maps = rk_result(ctx_, rk::two_pass, in, identity_map, compose_affine{});
         device_calls.push_back(checked_rk_contender(ctx_, type, log2, "single_pass_affine", rk::single_pass, in,
                                                     identity_map, compose_affine{}, want_maps, "rk::two_pass"));
-        device_calls.push_back(checked_rk_contender(ctx_, type, log2, "two_pass_affine", rk::two_pass, in,
-                                                    identity_map, compose_affine{}, want_maps,
+        device_calls.push_back(checked_rk_contender(ctx_, type, log2, "two_pass_affine", rk::two_pass, in, identity_map,
+                                                    compose_affine{}, want_maps,
                                                     "an earlier rk::two_pass call (determinism)"));
       }
     }
@@ -377,13 +377,12 @@ private:
       device_calls.push_back(probe_contender(ctx_, in));
     }
 
-    std::vector<measurement> rows = measure_interleaved<T>(ctx_, type, log2, device_calls);
+    std::vector<measurement> rows  = measure_interleaved<T>(ctx_, type, log2, device_calls);
     std::vector<timing> host_times = time_host_interleaved(ctx_.plan, host_calls);
     for (std::size_t c = 0; c < host_calls.size(); ++c)
     {
-      const auto row = std::find_if(rows.begin(), rows.end(), [&](const measurement& m) {
-        return m.impl == host_calls[c].name;
-      });
+      const auto row = std::find_if(rows.begin(), rows.end(),
+                                    [&](const measurement& m) { return m.impl == host_calls[c].name; });
       if (row == rows.end())
       {
         rows.push_back(make_measurement<T>(type, log2, host_calls[c].name));
@@ -495,8 +494,8 @@ struct target
   std::string name;
   bool at_most; ///< the value must be <= limit (else >= limit)
   double limit;
-  std::optional<ratio> value; ///< of the worst case (by median)
-  std::string where;          ///< the worst case
+  std::optional<ratio> value;    ///< of the worst case (by median)
+  std::string where;             ///< the worst case
   std::optional<verdict> status; ///< the worst verdict over all cases (a MISS anywhere is a MISS)
 
   std::string status_text() const
@@ -580,34 +579,34 @@ std::vector<target> evaluate_targets(const std::vector<measurement>& results, co
   std::vector<target> targets;
   for (const auto& cub : cub_impls(results))
   {
-    targets.push_back(evaluate("(1) rk::device time / " + cub + " time, every case (max)", true, 1.00, types, sizes,
-                               0, all, device_ratio("device", cub)));
+    targets.push_back(evaluate("(1) rk::device time / " + cub + " time, every case (max)", true, 1.00, types, sizes, 0,
+                               all, device_ratio("device", cub)));
   }
   for (const auto& type : types)
   {
-    targets.push_back(evaluate("(2) rk::device GB/s / probe GB/s, " + type + ", n >= 2^26 (min)", false, 0.97,
-                               {type}, sizes, 26, all, device_ratio("probe", "device")));
+    targets.push_back(evaluate("(2) rk::device GB/s / probe GB/s, " + type + ", n >= 2^26 (min)", false, 0.97, {type},
+                               sizes, 26, all, device_ratio("probe", "device")));
   }
   targets.push_back(evaluate("(2) float rk::device speedup over CUB, n >= 2^26 (min)", false, 1.10, {"float"}, sizes,
                              26, all, device_ratio("cub", "device")));
-  targets.push_back(evaluate("(3) rk::device time / probe time, 2^14 <= n <= 2^22 (max)", true, 1.25, types, sizes,
-                             14, 22, device_ratio("device", "probe")));
+  targets.push_back(evaluate("(3) rk::device time / probe time, 2^14 <= n <= 2^22 (max)", true, 1.25, types, sizes, 14,
+                             22, device_ratio("device", "probe")));
   targets.push_back(evaluate("(4) rk::reduce host round trip / thrust::reduce's, n <= 2^20 (max)", true, 0.5, types,
                              sizes, 0, 20, host_ratio("device", "thrust")));
   targets.push_back(evaluate("(5) rk::single_pass GB/s / probe GB/s, n >= 2^26 (min)", false, 0.97, types, sizes, 26,
                              all, device_ratio("probe", "single_pass")));
-  targets.push_back(evaluate("(5) rk::two_pass GB/s / probe GB/s, n >= 2^26 (min)", false, 0.95, types, sizes, 26,
-                             all, device_ratio("probe", "two_pass")));
-  targets.push_back(evaluate("(5) rk::atomic GB/s / probe GB/s, int32, n >= 2^26 (min)", false, 0.95, {"int32"},
-                             sizes, 26, all, device_ratio("probe", "atomic")));
+  targets.push_back(evaluate("(5) rk::two_pass GB/s / probe GB/s, n >= 2^26 (min)", false, 0.95, types, sizes, 26, all,
+                             device_ratio("probe", "two_pass")));
+  targets.push_back(evaluate("(5) rk::atomic GB/s / probe GB/s, int32, n >= 2^26 (min)", false, 0.95, {"int32"}, sizes,
+                             26, all, device_ratio("probe", "atomic")));
   targets.push_back(evaluate("(9) reproducible rk::single_pass time / grid-ordered, every case (max)", true, 1.02,
                              types, sizes, 0, all, device_ratio("single_pass", "single_pass_grid")));
   targets.push_back(evaluate("(9) reproducible rk::two_pass time / grid-ordered, every case (max)", true, 1.02, types,
                              sizes, 0, all, device_ratio("two_pass", "two_pass_grid")));
   targets.push_back(evaluate("(5) rk::single_pass affine time / int64 plus time, n >= 2^26 (max)", true, 1.10,
                              {"int64"}, sizes, 26, all, device_ratio("single_pass_affine", "single_pass")));
-  targets.push_back(evaluate("(5) rk::two_pass affine time / int64 plus time, n >= 2^26 (max)", true, 1.10,
-                             {"int64"}, sizes, 26, all, device_ratio("two_pass_affine", "two_pass")));
+  targets.push_back(evaluate("(5) rk::two_pass affine time / int64 plus time, n >= 2^26 (max)", true, 1.10, {"int64"},
+                             sizes, 26, all, device_ratio("two_pass_affine", "two_pass")));
   return targets;
 }
 
@@ -675,7 +674,7 @@ void write_json(const std::string& path, const run_context& ctx, const options& 
   out << json_results(results) << ",\n  \"targets\": [";
   for (std::size_t i = 0; i < targets.size(); ++i)
   {
-    const target& t = targets[i];
+    const target& t     = targets[i];
     const auto value_of = [&](double estimate::*field) {
       return json_number(t.value ? t.value->value.*field : std::nan(""));
     };
@@ -736,9 +735,8 @@ int run(const options& opt)
   else
   {
     suite s(ctx, opt, peer ? peer->rows : std::vector<measurement>{});
-    for_each_type<std::int32_t, std::int64_t, float, double>([&](auto tag) {
-      s.template run_type<typename decltype(tag)::type>();
-    });
+    for_each_type<std::int32_t, std::int64_t, float, double>(
+      [&](auto tag) { s.template run_type<typename decltype(tag)::type>(); });
     results = s.results();
     targets = evaluate_targets(results, opt);
     print_targets(std::cout, targets);

@@ -102,7 +102,8 @@ void transform_reduce_rows(const std::vector<int>& sizes, const rk_perf::timing_
                            std::ostream& os)
 {
   os << "\n### transform_reduce: square then sum, float\n\n"
-     << "| items | rk::transform_reduce µs | rk::reduce µs | probe µs | transform / reduce | transform / probe | ≤ 1.05× reduce |\n"
+     << "| items | rk::transform_reduce µs | rk::reduce µs | probe µs | transform / reduce | transform / probe | ≤ "
+        "1.05× reduce |\n"
      << "| --- | ---: | ---: | ---: | ---: | ---: | :---: |\n";
   thrust::device_vector<unsigned> sink(2);
   for (int log_n : sizes)
@@ -118,9 +119,9 @@ void transform_reduce_rows(const std::vector<int>& sizes, const rk_perf::timing_
     const auto t    = rk_perf::time_interleaved(
       stream, plan,
       {{"transform_reduce",
-        [&] { rk::transform_reduce_into(rk::device.on(stream), in, in + n, o, 0.0f, rk::plus{}, square{}); }},
-       {"reduce", [&] { rk::reduce_into(rk::device.on(stream), in, in + n, o, 0.0f, rk::plus{}); }},
-       {"probe", [&] { probe_kernel<<<probe_blocks(), 256, 0, stream>>>(in, nullptr, n * 4, s, s + 1, 0); }}});
+           [&] { rk::transform_reduce_into(rk::device.on(stream), in, in + n, o, 0.0f, rk::plus{}, square{}); }},
+          {"reduce", [&] { rk::reduce_into(rk::device.on(stream), in, in + n, o, 0.0f, rk::plus{}); }},
+          {"probe", [&] { probe_kernel<<<probe_blocks(), 256, 0, stream>>>(in, nullptr, n * 4, s, s + 1, 0); }}});
     const double vs_reduce = paired(t, 0, 1);
     char line[256];
     std::snprintf(line, sizeof line, "| 2^%d | %.2f | %.2f | %.2f | %.3f | %.3f | %s |\n", log_n, t[0].median_us,
@@ -146,7 +147,7 @@ void arg_min_rows(const char* type, const std::vector<int>& sizes, const rk_perf
     thrust::device_vector<rk::arg_result<T, std::ptrdiff_t>> rk_out(1);
     thrust::device_vector<T> cub_min(1);
     thrust::device_vector<std::int64_t> cub_index(1);
-    const T* in = thrust::raw_pointer_cast(items.data());
+    const T* in            = thrust::raw_pointer_cast(items.data());
     std::size_t temp_bytes = 0;
     RK_PERF_CHECK(cub::DeviceReduce::ArgMin(nullptr, temp_bytes, in, thrust::raw_pointer_cast(cub_min.data()),
                                             thrust::raw_pointer_cast(cub_index.data()), n, stream));
@@ -188,14 +189,14 @@ void segmented_arg_rows(int log_n, const rk_perf::timing_plan& plan, cudaStream_
   thrust::transform(thrust::counting_iterator<std::int64_t>(0), thrust::counting_iterator<std::int64_t>(n),
                     items.begin(), [] __device__(std::int64_t i) { return static_cast<float>((i * 7919) % 100003); });
   const float* in = thrust::raw_pointer_cast(items.data());
-  for (const std::int64_t length : {std::int64_t{1}, std::int64_t{8}, std::int64_t{256}, std::int64_t{4096},
-                                    std::int64_t{65536}})
+  for (const std::int64_t length :
+       {std::int64_t{1}, std::int64_t{8}, std::int64_t{256}, std::int64_t{4096}, std::int64_t{65536}})
   {
     const std::int64_t segments = n / length;
     thrust::device_vector<result> arg_out(static_cast<std::size_t>(segments));
     thrust::device_vector<float> min_out(static_cast<std::size_t>(segments));
-    result* ao = thrust::raw_pointer_cast(arg_out.data());
-    float* mo  = thrust::raw_pointer_cast(min_out.data());
+    result* ao          = thrust::raw_pointer_cast(arg_out.data());
+    float* mo           = thrust::raw_pointer_cast(min_out.data());
     const bool with_cub = length >= 256;
     thrust::device_vector<cub::KeyValuePair<int, float>> cub_out(with_cub ? static_cast<std::size_t>(segments) : 0);
     thrust::device_vector<std::int64_t> offsets(with_cub ? static_cast<std::size_t>(segments + 1) : 0);
@@ -206,7 +207,8 @@ void segmented_arg_rows(int log_n, const rk_perf::timing_plan& plan, cudaStream_
     std::size_t temp_bytes  = 0;
     if (with_cub)
     {
-      RK_PERF_CHECK(cub::DeviceSegmentedReduce::ArgMin(nullptr, temp_bytes, in, thrust::raw_pointer_cast(cub_out.data()),
+      RK_PERF_CHECK(cub::DeviceSegmentedReduce::ArgMin(nullptr, temp_bytes, in,
+                                                       thrust::raw_pointer_cast(cub_out.data()),
                                                        static_cast<int>(segments), off, off + 1, stream));
     }
     thrust::device_vector<unsigned char> temp(temp_bytes);
@@ -238,7 +240,7 @@ void segmented_arg_rows(int log_n, const rk_perf::timing_plan& plan, cudaStream_
       throw std::runtime_error("segmented arg_min: rk::segmented_arg_min and rk::segmented_reduce disagree");
     }
     const double vs_reduce = paired(t, 0, 1);
-    char cub_us[32] = "n/a";
+    char cub_us[32]        = "n/a";
     if (with_cub)
     {
       std::snprintf(cub_us, sizeof cub_us, "%.1f", t[3].median_us);
@@ -256,7 +258,8 @@ void reduce_by_key_rows(int log_n, std::int64_t only_run, const rk_perf::timing_
 {
   const std::int64_t n = std::int64_t{1} << log_n;
   os << "\n### reduce_by_key: int32 keys, float values, 2^" << log_n << " items (round trips)\n\n"
-     << "| run length | runs | rk::reduce_by_key µs | thrust::reduce_by_key µs | probe µs | thrust / rk | rk / probe | ≥ 2× thrust |\n"
+     << "| run length | runs | rk::reduce_by_key µs | thrust::reduce_by_key µs | probe µs | thrust / rk | rk / probe | "
+        "≥ 2× thrust |\n"
      << "| --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: |\n";
   thrust::device_vector<float> values(static_cast<std::size_t>(n));
   thrust::transform(thrust::counting_iterator<std::int64_t>(0), thrust::counting_iterator<std::int64_t>(n),
@@ -280,26 +283,24 @@ void reduce_by_key_rows(int log_n, std::int64_t only_run, const rk_perf::timing_
                       keys.begin(),
                       [run, shift] __device__(std::int64_t i) { return static_cast<std::int32_t>((i + shift) / run); });
     const std::int64_t runs = (n + shift + run - 1) / run;
-    auto* k  = thrust::raw_pointer_cast(keys.data());
-    auto* v  = thrust::raw_pointer_cast(values.data());
-    auto* ko = thrust::raw_pointer_cast(keys_out.data());
-    auto* vo = thrust::raw_pointer_cast(values_out.data());
-    const auto t = rk_perf::time_host_interleaved(
-      plan,
-      {{"rk",
-        [&] { rk::reduce_by_key(rk::device.on(stream), k, k + n, v, ko, vo, 0.0f, rk::plus{}); }},
-       {"thrust", [&] { thrust::reduce_by_key(thrust::cuda::par.on(stream), k, k + n, v, ko, vo); }},
-       {"probe", [&] {
-          probe_kernel<<<probe_blocks(), 256, 0, stream>>>(k, v, n * 4, reinterpret_cast<unsigned*>(ko),
-                                                             reinterpret_cast<unsigned*>(vo), runs);
-          RK_PERF_CHECK(cudaStreamSynchronize(stream));
-        }}});
+    auto* k                 = thrust::raw_pointer_cast(keys.data());
+    auto* v                 = thrust::raw_pointer_cast(values.data());
+    auto* ko                = thrust::raw_pointer_cast(keys_out.data());
+    auto* vo                = thrust::raw_pointer_cast(values_out.data());
+    const auto t            = rk_perf::time_host_interleaved(
+      plan, {{"rk", [&] { rk::reduce_by_key(rk::device.on(stream), k, k + n, v, ko, vo, 0.0f, rk::plus{}); }},
+                        {"thrust", [&] { thrust::reduce_by_key(thrust::cuda::par.on(stream), k, k + n, v, ko, vo); }},
+                        {"probe", [&] {
+                probe_kernel<<<probe_blocks(), 256, 0, stream>>>(k, v, n * 4, reinterpret_cast<unsigned*>(ko),
+                                                                            reinterpret_cast<unsigned*>(vo), runs);
+                RK_PERF_CHECK(cudaStreamSynchronize(stream));
+              }}});
     const double thrust_rk = paired(t, 1, 0);
     char line[256];
     const std::string name = std::to_string(run) + (shift != 0 ? " (shifted " + std::to_string(shift) + ")" : "");
     std::snprintf(line, sizeof line, "| %s | %lld | %.1f | %.1f | %.1f | %.2f | %.2f | %s |\n", name.c_str(),
-                  static_cast<long long>(runs), t[0].median_us, t[1].median_us,
-                  t[2].median_us, thrust_rk, paired(t, 0, 2), thrust_rk >= 2.0 ? "PASS" : "MISS");
+                  static_cast<long long>(runs), t[0].median_us, t[1].median_us, t[2].median_us, thrust_rk,
+                  paired(t, 0, 2), thrust_rk >= 2.0 ? "PASS" : "MISS");
     os << line << std::flush;
   }
 }
@@ -307,8 +308,8 @@ void reduce_by_key_rows(int log_n, std::int64_t only_run, const rk_perf::timing_
 
 int main(int argc, char** argv)
 {
-  bool quick        = false;
-  std::string sizes = "20,24,28", only;
+  bool quick            = false;
+  std::string sizes     = "20,24,28", only;
   std::int64_t only_run = 0;
   for (int i = 1; i < argc; ++i)
   {

@@ -266,13 +266,14 @@ void throughput_case(team& t, int rank, cudaStream_t stream, int log2_total, con
   {
     std::size_t free_bytes = 0, total_bytes = 0;
     check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-    one_gpu_n = static_cast<double>(total) * sizeof(T) + (1u << 30) < static_cast<double>(free_bytes) ? total : total / 2;
+    one_gpu_n = static_cast<double>(total) * sizeof(T) + (1u << 30) < static_cast<double>(free_bytes) ? total
+                                                                                                      : total / 2;
     whole     = device_buffer(static_cast<std::size_t>(one_gpu_n) * sizeof(T));
     fill_random(static_cast<T*>(whole.get()), static_cast<std::size_t>(one_gpu_n), stream);
   }
   check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  const T* in  = static_cast<const T*>(shard.get());
-  T* result    = static_cast<T*>(out.get());
+  const T* in            = static_cast<const T*>(shard.get());
+  T* result              = static_cast<T*>(out.get());
   const std::string what = std::string(type_traits<T>::name) + " sum of " + power_of_two(log2_total);
   check_case(t, rank, rk::nccl(t.comms[rank]), stream, in, n, what);
 
@@ -285,16 +286,16 @@ void throughput_case(team& t, int rank, cudaStream_t stream, int log2_total, con
        rk::reduce_into(rk::device.on(stream), all, all + one_gpu_n, result, T{0}, rk::plus{});
      }},
   };
-  const int calls   = log2_total >= 32 ? 4 : 12;
-  const int trials  = opt.trials > 0 ? opt.trials : (opt.quick ? 3 : 7);
-  const auto times  = run_trials(t, rank, stream, contenders, opt.quick ? 2 : calls, trials);
+  const int calls  = log2_total >= 32 ? 4 : 12;
+  const int trials = opt.trials > 0 ? opt.trials : (opt.quick ? 3 : 7);
+  const auto times = run_trials(t, rank, stream, contenders, opt.quick ? 2 : calls, trials);
   if (rank != 0)
   {
     return;
   }
-  const bool halved     = one_gpu_n != total;
-  const double scale    = halved ? 2.0 : 1.0;
-  const estimate nccl   = summarize(times[0]);
+  const bool halved   = one_gpu_n != total;
+  const double scale  = halved ? 2.0 : 1.0;
+  const estimate nccl = summarize(times[0]);
   std::vector<double> one(times[1]);
   for (double& x : one)
   {
@@ -309,8 +310,8 @@ void throughput_case(team& t, int rank, cudaStream_t stream, int log2_total, con
                  fixed(gigabytes_per_second(bytes, single.median), 0), interval(speed, 2),
                  t.ranks >= 2 ? to_string(judge(speed, false, 1.9)) : "-"});
   json_rows.push_back({"throughput", type_traits<T>::name, "rk::nccl", n, t.ranks, times[0]});
-  json_rows.push_back({"throughput", type_traits<T>::name, halved ? "rk::device one GPU (half, x2)" : "rk::device one GPU",
-                       total, 1, one});
+  json_rows.push_back({"throughput", type_traits<T>::name,
+                       halved ? "rk::device one GPU (half, x2)" : "rk::device one GPU", total, 1, one});
 }
 
 template <class T>
@@ -327,8 +328,8 @@ void latency_case(team& t, int rank, cudaStream_t stream, int log2n, const optio
   device_buffer shard(static_cast<std::size_t>(n) * sizeof(T));
   fill_random(static_cast<T*>(shard.get()), static_cast<std::size_t>(n), stream);
   device_buffer out(2 * sizeof(T));
-  const T* in = static_cast<const T*>(shard.get());
-  T* result   = static_cast<T*>(out.get());
+  const T* in           = static_cast<const T*>(shard.get());
+  T* result             = static_cast<T*>(out.get());
   std::size_t cub_bytes = 0;
   check(cub::DeviceReduce::Sum(nullptr, cub_bytes, in, result, n, stream), "cub::DeviceReduce::Sum (size)");
   device_buffer cub_temp(cub_bytes > 0 ? cub_bytes : 1);
@@ -340,15 +341,16 @@ void latency_case(team& t, int rank, cudaStream_t stream, int log2n, const optio
   check_case(t, rank, rk::nccl(t.comms[rank]), stream, in, n, what);
   check_case(t, rank, rk::nccl(workspace), stream, in, n, what + " (workspace)");
 
-  ncclComm_t comm                 = t.comms[rank];
-  const rk::detail::nccl_rank me  = rk::detail::query_rank(comm, "rk_perf_nccl");
-  const rk::detail::device_facts& facts = rk::detail::current_device_facts();
-  using record_type               = rk::detail::maybe<T>;
-  auto* records                   = static_cast<record_type*>(record.get());
+  ncclComm_t comm                              = t.comms[rank];
+  const rk::detail::nccl_rank me               = rk::detail::query_rank(comm, "rk_perf_nccl");
+  const rk::detail::device_facts& facts        = rk::detail::current_device_facts();
+  using record_type                            = rk::detail::maybe<T>;
+  auto* records                                = static_cast<record_type*>(record.get());
   const std::vector<contender_spec> contenders = {
     {"rk::nccl (whole call)", true,
      [&] { rk::reduce_into(rk::nccl(comm).on(stream), in, in + n, result, T{0}, rk::plus{}); }},
-    {"rk::device, shard only", true, [&] { rk::reduce_into(rk::device.on(stream), in, in + n, result, T{0}, rk::plus{}); }},
+    {"rk::device, shard only", true,
+     [&] { rk::reduce_into(rk::device.on(stream), in, in + n, result, T{0}, rk::plus{}); }},
     {"cub Sum + ncclAllReduce", true,
      [&] {
        std::size_t bytes = cub_temp.bytes();
@@ -559,17 +561,16 @@ int main(int argc, char** argv)
     {
       std::cout << " " << name << ";";
     }
-    std::cout << "\n- NCCL " << nccl_version << " (NCCL_NVLS_ENABLE=0), commit " << commit_id() << ", "
-              << build_type() << " build, " << utc_timestamp() << "\n";
+    std::cout << "\n- NCCL " << nccl_version << " (NCCL_NVLS_ENABLE=0), commit " << commit_id() << ", " << build_type()
+              << " build, " << utc_timestamp() << "\n";
     if (ranks < 2)
     {
       std::cout << "- one GPU: the figures measure the code path, not a speed-up\n";
     }
     std::cout << "- each rank's local step: rk::detail::reduce_range_into (include/rk/cuda/dispatch.cuh)\n\n";
 
-    markdown_table throughput({"type", "items in all", "GPUs", "rk::nccl us", "GB/s", "one GPU us", "GB/s",
-                               "speed-up [IQR]", ">= 1.9x"},
-                              3);
+    markdown_table throughput(
+      {"type", "items in all", "GPUs", "rk::nccl us", "GB/s", "one GPU us", "GB/s", "speed-up [IQR]", ">= 1.9x"}, 3);
     markdown_table latency({"type", "items per rank", "rk::nccl us", "rk::nccl(ws) us", "rk::device shard us",
                             "cub + AllReduce us", "nccl / (cub + AllReduce) [IQR]",
                             "nccl(ws) / (cub + AllReduce) [IQR]"},

@@ -47,8 +47,8 @@ int mismatches = 0;    // rows whose rk forms (or CUB, for integers) disagree wi
 template <class T>
 __global__ void probe_kernel(const T* items, std::int64_t n, T* out, std::int64_t segments)
 {
-  using vec             = uint4;
-  constexpr int per_vec = sizeof(vec) / sizeof(T);
+  using vec                 = uint4;
+  constexpr int per_vec     = sizeof(vec) / sizeof(T);
   const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
   const std::int64_t tid    = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
   unsigned acc              = 0;
@@ -103,10 +103,11 @@ void run_type(const char* type_name, int log_total, bool quick, std::ostream& os
   cudaStream_t stream;
   RK_PERF_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   const rk_perf::timing_plan plan = rk_perf::make_timing_plan(quick, quick ? 3 : 5, quick ? 5 : 9);
-  os << "\n### " << type_name << ", 2^" << log_total << " items\n\n"
-     << "| segments | count | rk::device µs | rk fixed µs | rk CUB form µs | rk::two_pass µs | rk::atomic µs | CUB µs | "
-        "probe µs | rk / probe | CUB / rk | ≤ 1.3× probe | ≥ CUB |\n"
-     << "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: | :---: |\n";
+  os
+    << "\n### " << type_name << ", 2^" << log_total << " items\n\n"
+    << "| segments | count | rk::device µs | rk fixed µs | rk CUB form µs | rk::two_pass µs | rk::atomic µs | CUB µs | "
+       "probe µs | rk / probe | CUB / rk | ≤ 1.3× probe | ≥ CUB |\n"
+    << "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: | :---: |\n";
   std::vector<std::string> notes, affine_rows;
   for (const row& r : make_rows(total))
   {
@@ -118,9 +119,9 @@ void run_type(const char* type_name, int log_total, bool quick, std::ostream& os
     std::vector<int> offsets32(r.offsets.begin(), r.offsets.end());
     const thrust::device_vector<int> offsets(offsets32.begin(), offsets32.end());
     thrust::device_vector<T> out(static_cast<std::size_t>(segments));
-    const T* in = thrust::raw_pointer_cast(items.data());
-    T* o        = thrust::raw_pointer_cast(out.data());
-    const int* off = thrust::raw_pointer_cast(offsets.data());
+    const T* in            = thrust::raw_pointer_cast(items.data());
+    T* o                   = thrust::raw_pointer_cast(out.data());
+    const int* off         = thrust::raw_pointer_cast(offsets.data());
     std::size_t temp_bytes = 0;
     RK_PERF_CHECK(cub::DeviceSegmentedReduce::Sum(nullptr, temp_bytes, in, o, segments, off, off + 1, stream));
     thrust::device_vector<unsigned char> temp(temp_bytes);
@@ -130,8 +131,7 @@ void run_type(const char* type_name, int log_total, bool quick, std::ostream& os
       {"rk::device", [&] { rk::segmented_reduce(rk::device.on(stream), in, off, off + segments + 1, o, T(0)); }},
       {"rk CUB form",
        [&] { rk::segmented_reduce(rk::device.on(stream), in, segments, off, off + 1, o, T(0), rk::plus{}); }},
-      {"rk::two_pass",
-       [&] { rk::segmented_reduce(rk::two_pass.on(stream), in, off, off + segments + 1, o, T(0)); }},
+      {"rk::two_pass", [&] { rk::segmented_reduce(rk::two_pass.on(stream), in, off, off + segments + 1, o, T(0)); }},
       {"rk::atomic", [&] { rk::segmented_reduce(rk::atomic.on(stream), in, off, off + segments + 1, o, T(0)); }},
       {"cub",
        [&] {
@@ -146,16 +146,19 @@ void run_type(const char* type_name, int log_total, bool quick, std::ostream& os
     }
     if (segments == 1)
     {
-      contenders.push_back({"rk::reduce_into", [&] { rk::reduce_into(rk::device.on(stream), in, in + total, o, T(0)); }});
+      contenders.push_back(
+        {"rk::reduce_into", [&] { rk::reduce_into(rk::device.on(stream), in, in + total, o, T(0)); }});
     }
-    thrust::device_vector<rk_perf::affine> maps_out(std::is_same_v<T, std::int64_t> ? static_cast<std::size_t>(segments) : 0);
+    thrust::device_vector<rk_perf::affine> maps_out(std::is_same_v<T, std::int64_t> ? static_cast<std::size_t>(segments)
+                                                                                    : 0);
     if constexpr (std::is_same_v<T, std::int64_t>)
     {
       // The same bytes as affine maps, composed in order: the non-commutative operator's cost.
       const auto* maps = reinterpret_cast<const rk_perf::affine*>(in);
       auto* m          = thrust::raw_pointer_cast(maps_out.data());
-      contenders.push_back(
-        {"rk::single_pass", [&] { rk::segmented_reduce(rk::single_pass.on(stream), in, off, off + segments + 1, o, T(0)); }});
+      contenders.push_back({"rk::single_pass", [&] {
+                              rk::segmented_reduce(rk::single_pass.on(stream), in, off, off + segments + 1, o, T(0));
+                            }});
       contenders.push_back({"rk affine", [&, maps, m] {
                               rk::segmented_reduce(rk::device.on(stream), maps, off, off + segments + 1, m,
                                                    rk_perf::identity_map, rk_perf::compose_affine{});
@@ -248,11 +251,10 @@ void run_type(const char* type_name, int log_total, bool quick, std::ostream& os
       affine_rows.push_back(note);
     }
     char line[512];
-    std::snprintf(line, sizeof line,
-                  "| %s | %lld | %s | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %s | %s |\n", r.name.c_str(),
-                  static_cast<long long>(segments), time_of("rk::device").c_str(), time_of("rk fixed").c_str(),
-                  time_of("rk CUB form").c_str(), time_of("rk::two_pass").c_str(), time_of("rk::atomic").c_str(),
-                  time_of("cub").c_str(), time_of("probe").c_str(), rk_probe, cub_rk,
+    std::snprintf(line, sizeof line, "| %s | %lld | %s | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %s | %s |\n",
+                  r.name.c_str(), static_cast<long long>(segments), time_of("rk::device").c_str(),
+                  time_of("rk fixed").c_str(), time_of("rk CUB form").c_str(), time_of("rk::two_pass").c_str(),
+                  time_of("rk::atomic").c_str(), time_of("cub").c_str(), time_of("probe").c_str(), rk_probe, cub_rk,
                   rk_probe <= 1.3 ? "PASS" : "MISS", cub_rk >= 1.0 ? "PASS" : "MISS");
     os << line << std::flush;
   }
@@ -278,7 +280,7 @@ void run_type(const char* type_name, int log_total, bool quick, std::ostream& os
 
 int main(int argc, char** argv)
 {
-  bool quick = false;
+  bool quick        = false;
   std::string types = "int32,float,double,int64", sizes = "26,28";
   for (int i = 1; i < argc; ++i)
   {
@@ -302,14 +304,16 @@ int main(int argc, char** argv)
     }
     else
     {
-      std::cerr << "usage: rk_perf_segmented [--quick] [--types int32,float,double,int64] [--sizes 26,28] [--row \"all 32,power law\"]\n";
+      std::cerr << "usage: rk_perf_segmented [--quick] [--types int32,float,double,int64] [--sizes 26,28] [--row \"all "
+                   "32,power law\"]\n";
       return 2;
     }
   }
   cudaDeviceProp prop{};
   RK_PERF_CHECK(cudaGetDeviceProperties(&prop, 0));
-  std::cout << "# rk_perf_segmented\n\n- GPU: " << prop.name << "\n- commit " << rk_perf::commit_id()
-            << ", CUB " << CUB_VERSION << "\n- CSR form, int32 offsets; times are medians of interleaved trials; ratios "
+  std::cout << "# rk_perf_segmented\n\n- GPU: " << prop.name << "\n- commit " << rk_perf::commit_id() << ", CUB "
+            << CUB_VERSION
+            << "\n- CSR form, int32 offsets; times are medians of interleaved trials; ratios "
                "are paired per trial\n";
   std::stringstream ts(types), ss;
   std::string type;

@@ -44,9 +44,8 @@ template <class Provider, class T>
 std::string shape_name()
 {
   constexpr rk::reduce_tuning t = Provider::template get<T, true>();
-  return std::to_string(t.block_threads) + "/" + std::to_string(t.lane_units) + "/"
-       + std::to_string(t.chunks_in_flight) + "/" + std::to_string(t.min_chunks_per_warp) + "/"
-       + std::to_string(t.waves);
+  return std::to_string(t.block_threads) + "/" + std::to_string(t.lane_units) + "/" + std::to_string(t.chunks_in_flight)
+       + "/" + std::to_string(t.min_chunks_per_warp) + "/" + std::to_string(t.waves);
 }
 
 template <class T>
@@ -59,14 +58,13 @@ void sweep_size(run_context& ctx, cub_storage& cub, input_slices<T>& in, int log
   const std::string default_name    = default_label + shape_name<rk::default_tuning, T>();
   contenders.push_back(
     checked_rk_contender(ctx, type, log2, default_name, rk::single_pass, in, T{}, rk::plus{}, want, "CUB"));
-  contenders.push_back(checked_rk_contender(ctx, type, log2, grid_label,
-                                            rk::single_pass.tuned<rk::grid_ordered_tuning>(), in, T{}, rk::plus{},
-                                            want, "CUB"));
+  contenders.push_back(checked_rk_contender(
+    ctx, type, log2, grid_label, rk::single_pass.tuned<rk::grid_ordered_tuning>(), in, T{}, rk::plus{}, want, "CUB"));
   std::apply(
     [&](auto... shapes) {
       (contenders.push_back(checked_rk_contender(ctx, type, log2, shape_name<decltype(shapes), T>(),
-                                                 rk::single_pass.tuned<decltype(shapes)>(), in, T{}, rk::plus{},
-                                                 want, "CUB")),
+                                                 rk::single_pass.tuned<decltype(shapes)>(), in, T{}, rk::plus{}, want,
+                                                 "CUB")),
        ...);
     },
     sweep_shapes{});
@@ -155,9 +153,7 @@ const std::vector<int>& sweep_default_log2_sizes()
 void run_sweep(run_context& ctx, const std::vector<std::string>& types, const std::vector<int>& log2_sizes,
                std::vector<measurement>& results)
 {
-  const auto wanted = [&](const char* name) {
-    return std::find(types.begin(), types.end(), name) != types.end();
-  };
+  const auto wanted     = [&](const char* name) { return std::find(types.begin(), types.end(), name) != types.end(); };
   std::size_t cub_bytes = 0;
   for_each_type<std::int32_t, float, double>([&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -109,9 +109,8 @@ void in_rotating_order(std::size_t contenders, int round, Visit&& visit)
 
 bool some_spread_is_wide(const std::vector<timing>& timings, double limit_percent)
 {
-  return std::any_of(timings.begin(), timings.end(), [&](const timing& t) {
-    return spread_percent(t.samples_us) > limit_percent;
-  });
+  return std::any_of(timings.begin(), timings.end(),
+                     [&](const timing& t) { return spread_percent(t.samples_us) > limit_percent; });
 }
 
 void finish(std::vector<timing>& timings)
@@ -134,8 +133,8 @@ int new_timing_group()
 timing_plan make_timing_plan(bool quick, int initial_trials, int max_trials)
 {
   constexpr double wide_spread_percent = 5;
-  timing_plan plan = quick ? timing_plan{3, 9, wide_spread_percent, 5e3, 5, 50}
-                           : timing_plan{7, 31, wide_spread_percent, 20e3, 10, 200};
+  timing_plan plan                     = quick ? timing_plan{3, 9, wide_spread_percent, 5e3, 5, 50}
+                                               : timing_plan{7, 31, wide_spread_percent, 20e3, 10, 200};
   if (initial_trials > 0)
   {
     plan.initial_trials = initial_trials;
@@ -219,8 +218,8 @@ double quantile(std::vector<double> values, double q)
     return std::nan("");
   }
   std::sort(values.begin(), values.end());
-  const double position = q * static_cast<double>(values.size() - 1);
-  const auto below      = static_cast<std::size_t>(std::floor(position));
+  const double position   = q * static_cast<double>(values.size() - 1);
+  const auto below        = static_cast<std::size_t>(std::floor(position));
   const std::size_t above = std::min(below + 1, values.size() - 1);
   return values[below] + (position - static_cast<double>(below)) * (values[above] - values[below]);
 }

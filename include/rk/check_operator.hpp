@@ -40,13 +40,13 @@ struct operator_check_limits
 /// What rk::check_operator found. Printable; `associative` and `commutative` are what to CHECK.
 struct operator_check
 {
-  bool associative = true; ///< op(op(a, b), c) equals op(a, op(b, c)) on every triple checked
-  bool commutative = true; ///< op(a, b) equals op(b, a) on every pair checked
+  bool associative            = true; ///< op(op(a, b), c) equals op(a, op(b, c)) on every triple checked
+  bool commutative            = true; ///< op(a, b) equals op(b, a) on every pair checked
   std::size_t samples         = 0;
   std::size_t triples_checked = 0;
   std::size_t pairs_checked   = 0;
-  bool every_triple           = true; ///< false: random triples were checked, not all of them
-  bool every_pair             = true; ///< the same for pairs (either search stops at its first counterexample)
+  bool every_triple           = true;       ///< false: random triples were checked, not all of them
+  bool every_pair             = true;       ///< the same for pairs (either search stops at its first counterexample)
   std::string associativity_counterexample; ///< empty while `associative`
   std::string commutativity_counterexample; ///< empty while `commutative`
 
@@ -102,8 +102,8 @@ inline constexpr bool has_equality_v<T, std::void_t<decltype(std::declval<const 
 template <class T, class = void>
 inline constexpr bool is_printable_v = false;
 template <class T>
-inline constexpr bool is_printable_v<T, std::void_t<decltype(std::declval<std::ostream&>() << std::declval<const T&>())>> =
-  true;
+inline constexpr bool
+  is_printable_v<T, std::void_t<decltype(std::declval<std::ostream&>() << std::declval<const T&>())>> = true;
 
 /// The default notion of "the same result": ==, with every NaN equal to every NaN (an operator
 /// that propagates NaN gives NaN on both sides); for a trivially copyable T without ==, the bytes.
@@ -205,8 +205,8 @@ operator_check check_operator(const Op& op, const Samples& samples, Equal equal 
     const std::size_t i = result.every_triple ? t / (n * n) : pick();
     const std::size_t j = result.every_triple ? t / n % n : pick();
     const std::size_t k = result.every_triple ? t % n : pick();
-    const T left  = combine(combine(values[i], values[j]), values[k]);
-    const T right = combine(values[i], combine(values[j], values[k]));
+    const T left        = combine(combine(values[i], values[j]), values[k]);
+    const T right       = combine(values[i], combine(values[j], values[k]));
     ++result.triples_checked;
     if (!equal(left, right))
     {

@@ -17,7 +17,7 @@ struct explanation
   /// see the README's policy table); equal to `backend` otherwise.
   std::string stream_ordered_backend;
   std::int64_t size = 0;
-  std::string reason;  ///< why: the rule that picked `backend`, with the facts it used
+  std::string reason; ///< why: the rule that picked `backend`, with the facts it used
   /// Whether rk::reduce's result bits depend only on the input, its length, T, init and op (not on
   /// the GPU, grid, tuning, backend or thread count): the README's "Same bits everywhere".
   bool reproducible = false;

@@ -22,7 +22,7 @@
 #include <rk/cuda/error.cuh>
 #include <rk/cuda/functional.cuh>
 #include <rk/cuda/policy.cuh>
-#include <rk/cuda/runtime.cuh>
 #include <rk/cuda/reduce_by_key_dispatch.cuh>
+#include <rk/cuda/runtime.cuh>
 #include <rk/cuda/segmented_dispatch.cuh>
 #include <rk/cuda/tuning.cuh>

@@ -8,7 +8,9 @@ struct counted_key
 {
   int label = -1;
   __host__ __device__ counted_key() {}
-  __host__ __device__ counted_key(const counted_key& other) : label(other.label) {} // user-provided copy
+  __host__ __device__ counted_key(const counted_key& other)
+      : label(other.label)
+  {} // user-provided copy
   __host__ __device__ counted_key& operator=(const counted_key&) = default;
   __host__ __device__ bool operator==(const counted_key& other) const
   {

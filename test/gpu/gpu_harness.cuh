@@ -93,9 +93,9 @@ int run_on_threads(int count, Body body)
 template <class Input, class T, class Op>
 std::vector<std::int64_t> grid_cap_sizes()
 {
-  using agent            = rk::detail::reduce_agent<rk::default_tuning, Input, T>;
-  using launcher         = rk::detail::single_pass_launcher<rk::default_tuning, Input, T, Op>;
-  const std::int64_t cap = launcher::max_blocks(rk::detail::current_device_facts());
+  using agent                  = rk::detail::reduce_agent<rk::default_tuning, Input, T>;
+  using launcher               = rk::detail::single_pass_launcher<rk::default_tuning, Input, T, Op>;
+  const std::int64_t cap       = launcher::max_blocks(rk::detail::current_device_facts());
   const std::int64_t chunk     = agent::chunk_items;
   const std::int64_t per_block = chunk * (agent::block_threads / 32);
   std::vector<std::int64_t> sizes;
@@ -166,27 +166,27 @@ struct gpu_harness
 };
 } // namespace rk_test
 
-#define RK_GPU_TEST_CASE(name) TEST_CASE(name * doctest::skip(!rk_test::gpu_available()))
+#define RK_GPU_TEST_CASE(name) TEST_CASE(name* doctest::skip(!rk_test::gpu_available()))
 
 /// The property suites for one GPU policy, as test cases named "<label>: ...".
-#define RK_GPU_PROPERTY_SUITES(label, harness)                                                         \
-  RK_GPU_TEST_CASE(label ": integer sums are exact and apply init once")                               \
-  {                                                                                                    \
-    rk_test::integer_sums(harness{});                                                                  \
-  }                                                                                                    \
-  RK_GPU_TEST_CASE(label ": min, max, multiplies and bitwise ops are exact")                           \
-  {                                                                                                    \
-    rk_test::integer_other_ops(harness{});                                                             \
-  }                                                                                                    \
-  RK_GPU_TEST_CASE(label ": floating point: sums within bound, NaN and inf rules")                     \
-  {                                                                                                    \
-    rk_test::floating_point(harness{});                                                                \
-  }                                                                                                    \
-  RK_GPU_TEST_CASE(label ": empty and reversed ranges, types without a default constructor")           \
-  {                                                                                                    \
-    rk_test::special_cases(harness{});                                                                 \
-  }                                                                                                    \
-  RK_GPU_TEST_CASE(label ": more than 2^31 items through a counting iterator")                         \
-  {                                                                                                    \
-    rk_test::large_counts(harness{});                                                                  \
+#define RK_GPU_PROPERTY_SUITES(label, harness)                                               \
+  RK_GPU_TEST_CASE(label ": integer sums are exact and apply init once")                     \
+  {                                                                                          \
+    rk_test::integer_sums(harness{});                                                        \
+  }                                                                                          \
+  RK_GPU_TEST_CASE(label ": min, max, multiplies and bitwise ops are exact")                 \
+  {                                                                                          \
+    rk_test::integer_other_ops(harness{});                                                   \
+  }                                                                                          \
+  RK_GPU_TEST_CASE(label ": floating point: sums within bound, NaN and inf rules")           \
+  {                                                                                          \
+    rk_test::floating_point(harness{});                                                      \
+  }                                                                                          \
+  RK_GPU_TEST_CASE(label ": empty and reversed ranges, types without a default constructor") \
+  {                                                                                          \
+    rk_test::special_cases(harness{});                                                       \
+  }                                                                                          \
+  RK_GPU_TEST_CASE(label ": more than 2^31 items through a counting iterator")               \
+  {                                                                                          \
+    rk_test::large_counts(harness{});                                                        \
   }

@@ -52,8 +52,8 @@ void fixed_and_cub_forms(Policies... policies)
     ends.push_back(b + (s % 11 == 0 ? 0 : len));
   }
   std::vector<long long> expected_cub(begins.size());
-  rk::segmented_reduce(rk::host, host_items.begin(), begins.size(), begins.begin(), ends.begin(),
-                       expected_cub.begin(), -5ll, rk::plus{});
+  rk::segmented_reduce(rk::host, host_items.begin(), begins.size(), begins.begin(), ends.begin(), expected_cub.begin(),
+                       -5ll, rk::plus{});
   const thrust::device_vector<std::int64_t> d_begins(begins.begin(), begins.end()), d_ends(ends.begin(), ends.end());
 
   const auto on = [&](auto policy) {

@@ -33,7 +33,8 @@ RK_GPU_TEST_CASE("rk::atomic: a user commutative op goes through the compare-and
 {
   static_assert(rk::detail::atomic_kind_v<gcd_op, std::uint64_t> == rk::detail::atomic_kind::compare_and_swap);
   // Marked commutative above: rk::check_operator agrees.
-  const auto check = rk::check_operator<std::uint64_t>(gcd_op{}, std::vector<std::uint64_t>{0, 1, 12, 18, 42, 97, 1u << 20});
+  const auto check = rk::check_operator<std::uint64_t>(gcd_op{},
+                                                       std::vector<std::uint64_t>{0, 1, 12, 18, 42, 97, 1u << 20});
   CHECK(check.associative);
   CHECK(check.commutative);
   std::vector<std::uint64_t> items;

@@ -19,7 +19,8 @@ using device_harness      = rk_test::gpu_harness<rk::device_policy>;
 using two_pass_harness    = rk_test::gpu_harness<rk::two_pass_policy>;
 using single_pass_harness = rk_test::gpu_harness<rk::single_pass_policy>;
 
-RK_GPU_TEST_CASE("rk::transform_reduce (GPU policies): sums, bits of rk::reduce over the transformed items, order, init once")
+RK_GPU_TEST_CASE(
+  "rk::transform_reduce (GPU policies): sums, bits of rk::reduce over the transformed items, order, init once")
 {
   rk_test::transform_reduce_properties(device_harness{});
   rk_test::transform_reduce_properties(two_pass_harness{});
@@ -53,21 +54,24 @@ RK_GPU_TEST_CASE("GPU policies: inputs are read-only (mutable zip inputs unchang
   rk_test::read_only_properties(rk_test::gpu_harness<rk::atomic_policy, true>{});
 }
 
-RK_GPU_TEST_CASE("rk::reduce_by_key (GPU policies): zip keys, tuple keys, keys with default member initializers, 64-byte keys")
+RK_GPU_TEST_CASE(
+  "rk::reduce_by_key (GPU policies): zip keys, tuple keys, keys with default member initializers, 64-byte keys")
 {
   rk_test::key_type_properties(device_harness{});
   rk_test::key_type_properties(two_pass_harness{});
   rk_test::key_type_properties(single_pass_harness{});
 }
 
-RK_GPU_TEST_CASE("rk::arg_min / arg_max / arg_max_last / arg_min_max (GPU policies): a caller's comparator, the last maximum")
+RK_GPU_TEST_CASE(
+  "rk::arg_min / arg_max / arg_max_last / arg_min_max (GPU policies): a caller's comparator, the last maximum")
 {
   rk_test::arg_comparator_properties(device_harness{});
   rk_test::arg_comparator_properties(two_pass_harness{});
   rk_test::arg_comparator_properties(single_pass_harness{});
 }
 
-RK_GPU_TEST_CASE("rk::segmented_arg_min / segmented_arg_max (GPU policies): three forms, empty segments, NaN, comparator")
+RK_GPU_TEST_CASE(
+  "rk::segmented_arg_min / segmented_arg_max (GPU policies): three forms, empty segments, NaN, comparator")
 {
   rk_test::segmented_arg_properties(device_harness{});
   rk_test::segmented_arg_properties(two_pass_harness{});
@@ -152,7 +156,7 @@ RK_GPU_TEST_CASE("rk::reduce_by_key (GPU policies): rk::host's bits for float an
 
 RK_GPU_TEST_CASE("rk::transform_reduce on rk::atomic: integer sums of squares are exact")
 {
-  const auto items = rk_test::random_items<std::int32_t>(1000003, 70, rk_test::small_integer<std::int32_t>);
+  const auto items      = rk_test::random_items<std::int32_t>(1000003, 70, rk_test::small_integer<std::int32_t>);
   std::int64_t expected = 3;
   for (std::int32_t x : items)
   {

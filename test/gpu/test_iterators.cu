@@ -45,12 +45,9 @@ template <class Policy>
 void check_every_input_kind(Policy policy)
 {
   const std::int64_t n = 1000003;
-  const auto ints =
-    rk_test::random_items<std::int32_t>(n, 40, rk_test::small_integer<std::int32_t>);
-  const auto others =
-    rk_test::random_items<std::int32_t>(n, 41, rk_test::small_integer<std::int32_t>);
-  const auto bytes =
-    rk_test::random_items<std::int8_t>(n, 42, rk_test::small_integer<std::int8_t>);
+  const auto ints      = rk_test::random_items<std::int32_t>(n, 40, rk_test::small_integer<std::int32_t>);
+  const auto others    = rk_test::random_items<std::int32_t>(n, 41, rk_test::small_integer<std::int32_t>);
+  const auto bytes     = rk_test::random_items<std::int8_t>(n, 42, rk_test::small_integer<std::int8_t>);
   const thrust::device_vector<std::int32_t> d_ints(ints.begin(), ints.end());
   const thrust::device_vector<std::int32_t> d_others(others.begin(), others.end());
   const thrust::device_vector<std::int8_t> d_bytes(bytes.begin(), bytes.end());
@@ -59,7 +56,7 @@ void check_every_input_kind(Policy policy)
   auto host_sum = [&](std::int64_t from, std::int64_t to) {
     return std::accumulate(ints.begin() + from, ints.begin() + to, std::int64_t{0});
   };
-  const std::int32_t* raw = thrust::raw_pointer_cast(d_ints.data());
+  const std::int32_t* raw   = thrust::raw_pointer_cast(d_ints.data());
   const double* raw_doubles = thrust::raw_pointer_cast(d_doubles.data());
 
   SUBCASE("device_vector iterators, device_ptr and raw pointers, aligned or not")
@@ -105,7 +102,7 @@ void check_every_input_kind(Policy policy)
 
   SUBCASE("transform, zip and permutation iterators")
   {
-    const auto squares = thrust::make_transform_iterator(d_ints.begin(), square{});
+    const auto squares            = thrust::make_transform_iterator(d_ints.begin(), square{});
     std::int64_t expected_squares = 0;
     for (auto x : ints)
     {
@@ -113,8 +110,8 @@ void check_every_input_kind(Policy policy)
     }
     CHECK(rk::reduce(policy, squares, squares + n, std::int64_t{0}) == expected_squares);
 
-    const auto pairs = thrust::make_transform_iterator(
-      thrust::make_zip_iterator(d_ints.begin(), d_others.begin()), product_of_pair{});
+    const auto pairs = thrust::make_transform_iterator(thrust::make_zip_iterator(d_ints.begin(), d_others.begin()),
+                                                       product_of_pair{});
     std::int64_t expected_dot = 0;
     for (std::int64_t i = 0; i < n; ++i)
     {

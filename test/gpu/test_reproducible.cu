@@ -18,11 +18,11 @@ using rk::fixed_tuning;
 
 // Tuning providers of every shape the tree must not see: block sizes, loads in flight, work per
 // warp, waves, and grid caps of 1, 7, the SM count of an H100/H200 and four times it.
-using tunings = std::tuple<fixed_tuning<128, 1, 1, 1>, fixed_tuning<512, 1, 4, 2>, fixed_tuning<1024, 1, 1, 1>,
-                           fixed_tuning<64, 1, 3, 1, 2>, fixed_tuning<256, 1, 8, 4>, fixed_tuning<32, 1, 2, 1>,
-                           fixed_tuning<256, 1, 1, 1, 4>, fixed_tuning<256, 2, 2, 2, 1, 1>,
-                           fixed_tuning<256, 2, 2, 2, 1, 7>, fixed_tuning<256, 2, 2, 2, 1, 132>,
-                           fixed_tuning<128, 2, 2, 1, 1, 528>>;
+using tunings =
+  std::tuple<fixed_tuning<128, 1, 1, 1>, fixed_tuning<512, 1, 4, 2>, fixed_tuning<1024, 1, 1, 1>,
+             fixed_tuning<64, 1, 3, 1, 2>, fixed_tuning<256, 1, 8, 4>, fixed_tuning<32, 1, 2, 1>,
+             fixed_tuning<256, 1, 1, 1, 4>, fixed_tuning<256, 2, 2, 2, 1, 1>, fixed_tuning<256, 2, 2, 2, 1, 7>,
+             fixed_tuning<256, 2, 2, 2, 1, 132>, fixed_tuning<128, 2, 2, 1, 1, 528>>;
 
 std::vector<std::int64_t> bit_sizes()
 {
@@ -57,8 +57,8 @@ void for_every_gpu_shape(Input first, std::int64_t n, T init, Op op, Check check
 template <class F>
 void sums_have_the_same_bits()
 {
-  const auto sizes         = bit_sizes();
-  const std::int64_t most  = sizes.back() + 1;
+  const auto sizes        = bit_sizes();
+  const std::int64_t most = sizes.back() + 1;
   thrust::device_vector<F> items(static_cast<std::size_t>(most) + 1);
   // Item i at index i + 1 too, so the range also starts off the 16-byte grid.
   thrust::transform(thrust::counting_iterator<std::int64_t>(0), thrust::counting_iterator<std::int64_t>(most),
@@ -77,25 +77,25 @@ void sums_have_the_same_bits()
     for (unsigned threads : {2u, 3u, 8u, 64u})
     {
       CAPTURE(threads);
-      CHECK(rk_test::bits_of(rk::reduce(rk::host.with_threads(threads), host.begin(), host.begin() + n, init,
-                                        rk::plus{}))
-            == rk_test::bits_of(expected));
+      CHECK(
+        rk_test::bits_of(rk::reduce(rk::host.with_threads(threads), host.begin(), host.begin() + n, init, rk::plus{}))
+        == rk_test::bits_of(expected));
     }
     auto check = [&](const char* what, F got) {
       CAPTURE(what);
       CHECK(rk_test::bits_of(got) == rk_test::bits_of(expected));
     };
     for_every_gpu_shape(items.begin(), n, init, rk::plus{}, check);
-    check("16-byte grid + 1 item", rk::reduce(rk::single_pass, shifted.begin() + 1, shifted.begin() + 1 + n, init,
-                                              rk::plus{}));
+    check("16-byte grid + 1 item",
+          rk::reduce(rk::single_pass, shifted.begin() + 1, shifted.begin() + 1 + n, init, rk::plus{}));
     check("16-byte grid + 1 item, two_pass",
           rk::reduce(rk::two_pass, shifted.begin() + 1, shifted.begin() + 1 + n, init, rk::plus{}));
-    check("through an iterator", rk::reduce(rk::single_pass, thrust::make_transform_iterator(
-                                                               thrust::counting_iterator<std::int64_t>(0),
-                                                               rk_test::spread_value<F>{}),
-                                            thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(n),
-                                                                            rk_test::spread_value<F>{}),
-                                            init, rk::plus{}));
+    check("through an iterator",
+          rk::reduce(
+            rk::single_pass,
+            thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), rk_test::spread_value<F>{}),
+            thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(n), rk_test::spread_value<F>{}),
+            init, rk::plus{}));
   }
 }
 } // namespace
@@ -115,9 +115,10 @@ RK_GPU_TEST_CASE("same bits: the golden sums of test/host/test_reproducible.cpp 
   // scripts/gpu-check runs these cases on part of the GPU (MPS) and reports what they saw.
   std::printf("[rk] SMs visible: %d\n", rk::detail::current_device_facts().multiprocessors);
   constexpr std::int64_t n = 1000003;
-  auto items = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), rk_test::spread_value<float>{});
-  auto doubles =
-    thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), rk_test::spread_value<double>{});
+  auto items               = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0),
+                                                             rk_test::spread_value<float>{});
+  auto doubles             = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0),
+                                                             rk_test::spread_value<double>{});
   thrust::device_vector<float> f(items, items + n);
   thrust::device_vector<double> d(doubles, doubles + n);
   auto check_float = [](const char* what, float got) {
@@ -140,8 +141,10 @@ RK_GPU_TEST_CASE("same bits: rk::minimum over floats with NaN and signed zeros, 
     std::vector<float> host(static_cast<std::size_t>(n));
     for (std::int64_t i = 0; i < n; ++i)
     {
-      const std::uint64_t h = rk_test::splitmix64(static_cast<std::uint64_t>(i));
-      host[static_cast<std::size_t>(i)] = h % 97 == 0 ? NAN : h % 13 == 0 ? (h & 1 ? -0.0f : 0.0f) : float(h % 1000) - 500;
+      const std::uint64_t h             = rk_test::splitmix64(static_cast<std::uint64_t>(i));
+      host[static_cast<std::size_t>(i)] = h % 97 == 0 ? NAN
+                                        : h % 13 == 0 ? (h & 1 ? -0.0f : 0.0f)
+                                                      : float(h % 1000) - 500;
     }
     thrust::device_vector<float> items(host.begin(), host.end());
     const float expected = rk::reduce(rk::host, host.begin(), host.end(), 1e30f, rk::minimum{});

@@ -98,7 +98,7 @@ void concurrent_replays(Policy policy)
   const captured_call graph_b(capture.stream, [&](cudaStream_t s) {
     rk::reduce_into(policy.on(s), b.begin(), b.end(), result + 1, std::int64_t{7});
   });
-  int wrong = 0;
+  int wrong         = 0;
   const int replays = rk_test::quick_mode() ? 10 : 100;
   for (int replay = 0; replay < replays; ++replay)
   {
@@ -349,8 +349,8 @@ RK_GPU_TEST_CASE("a failed launch of the caller's own is not reported as rk's")
   int* nowhere         = nullptr;
   void* args[]         = {&init, &nowhere};
   // 4096 threads a block: a launch that fails, its error left behind as the thread's last error.
-  (void) cudaLaunchKernel(reinterpret_cast<const void*>(&rk::detail::store_init_kernel<int>), dim3(1), dim3(4096),
-                          args, 0, nullptr);
+  (void) cudaLaunchKernel(reinterpret_cast<const void*>(&rk::detail::store_init_kernel<int>), dim3(1), dim3(4096), args,
+                          0, nullptr);
   REQUIRE(cudaPeekAtLastError() != cudaSuccess);
   std::int64_t got = -1;
   CHECK_NOTHROW(got = rk::reduce(rk::single_pass, a.begin(), a.end(), std::int64_t{0}));

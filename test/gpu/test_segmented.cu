@@ -34,7 +34,7 @@ void every_layout(Policy policy, Check check)
   for (segment_layout layout : rk_test::all_layouts())
   {
     CAPTURE(rk_test::name(layout));
-    const auto offsets = rk_test::make_offsets(layout, layout_items());
+    const auto offsets  = rk_test::make_offsets(layout, layout_items());
     const std::size_t n = static_cast<std::size_t>(offsets.back()), segments = offsets.size() - 1;
     thrust::device_vector<Item> items(n);
     thrust::transform(thrust::counting_iterator<std::int64_t>(0),
@@ -235,8 +235,8 @@ RK_GPU_TEST_CASE("segmented_reduce: bad segments are reported, host offsets are 
   thrust::device_vector<int> out(3, -1);
   rk::segmented_reduce(rk::single_pass, items.begin(), offsets.begin(), offsets.end(), out.begin(), 0);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-  CHECK_THROWS_WITH_AS(rk::check_device_errors(),
-                       doctest::Contains("was given segment 1, which ends before it begins"), rk::error);
+  CHECK_THROWS_WITH_AS(rk::check_device_errors(), doctest::Contains("was given segment 1, which ends before it begins"),
+                       rk::error);
   CHECK_NOTHROW(rk::check_device_errors()); // the report is cleared
   CHECK(static_cast<int>(out[0]) == 10);
   CHECK(static_cast<int>(out[1]) == 0); // init
@@ -307,11 +307,11 @@ RK_GPU_TEST_CASE("segmented_reduce: more than 2^31 segments of 0 or 1 items thro
     return; // minutes under the sanitizers
   }
   const std::int64_t segments = (std::int64_t{1} << 31) + 7;
-  const auto ones = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), one_item{});
+  const auto ones             = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), one_item{});
   thrust::device_vector<unsigned long long> writes(4096), sums(4096);
-  auto out = thrust::make_transform_output_iterator(
-    thrust::make_discard_iterator(),
-    tally_output{thrust::raw_pointer_cast(writes.data()), thrust::raw_pointer_cast(sums.data())});
+  auto out   = thrust::make_transform_output_iterator(thrust::make_discard_iterator(),
+                                                      tally_output{thrust::raw_pointer_cast(writes.data()),
+                                                                 thrust::raw_pointer_cast(sums.data())});
   auto total = [](const thrust::device_vector<unsigned long long>& v) {
     return static_cast<std::int64_t>(thrust::reduce(v.begin(), v.end(), 0ull));
   };

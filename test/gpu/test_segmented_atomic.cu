@@ -37,7 +37,7 @@ struct layout_input
   thrust::device_vector<std::int64_t> d_offsets;
 
   explicit layout_input(segment_layout layout)
-    : offsets(rk_test::make_offsets(layout, layout_items()))
+      : offsets(rk_test::make_offsets(layout, layout_items()))
   {
     const auto n = static_cast<std::size_t>(offsets.back());
     items.resize(n);
@@ -103,10 +103,10 @@ RK_GPU_TEST_CASE("segmented_reduce: rk::atomic, float sums within (len+1) eps su
   {
     CAPTURE(rk_test::name(layout));
     const layout_input<float> in(layout);
-    const float init   = 0.25f;
-    const auto got     = in.on_gpu(init, rk::plus{});
-    std::size_t wrong  = 0;
-    std::size_t first  = got.size();
+    const float init  = 0.25f;
+    const auto got    = in.on_gpu(init, rk::plus{});
+    std::size_t wrong = 0;
+    std::size_t first = got.size();
     for (std::size_t s = 0; s < got.size(); ++s)
     {
       double exact = init, magnitude = std::fabs(init);
@@ -170,8 +170,9 @@ RK_GPU_TEST_CASE("segmented_reduce: rk::explain_segmented on rk::atomic, and rk:
     return explanation.backend == rk::to_string(ran);
   };
   const rk::explanation di = rk::explain_segmented(rk::device, ints.begin(), 7, ints.begin(), 0, rk::plus{});
-  CHECK(device_runs(di, rk::detail::segmented_backend_v<rk::gpu_backend::automatic, int, rk::plus,
-                                                         thrust::device_vector<int>::iterator>));
+  CHECK(device_runs(
+    di,
+    rk::detail::segmented_backend_v<rk::gpu_backend::automatic, int, rk::plus, thrust::device_vector<int>::iterator>));
   CHECK(di.backend == "atomic");
   CHECK(di.reproducible);
   CHECK(di.reason.find("rk::device runs rk::atomic here") != std::string::npos);
@@ -179,7 +180,7 @@ RK_GPU_TEST_CASE("segmented_reduce: rk::explain_segmented on rk::atomic, and rk:
   CHECK(df.backend == "single_pass");
   CHECK(df.reproducible);
   // An integer sum into a fancy output cannot take atomics: single_pass, and explain says so.
-  const auto fancy = thrust::make_transform_output_iterator(ints.begin(), rk_test::explain_identity{});
+  const auto fancy         = thrust::make_transform_output_iterator(ints.begin(), rk_test::explain_identity{});
   const rk::explanation dt = rk::explain_segmented(rk::device, ints.begin(), 7, fancy, 0, rk::plus{});
   CHECK(dt.backend == "single_pass");
   CHECK(device_runs(dt, rk::detail::segmented_backend_v<rk::gpu_backend::automatic, int, rk::plus, decltype(fancy)>));

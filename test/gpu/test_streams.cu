@@ -56,8 +56,8 @@ RK_GPU_TEST_CASE("8 host threads, each on its own stream, 200 reductions each, a
 
 RK_GPU_TEST_CASE("4 host threads on cudaStreamPerThread, one handle for four streams, all exact")
 {
-  const std::int64_t n = (std::int64_t{1} << 20) + 7;
-  const auto items     = rk_test::random_items<std::int32_t>(n, 51, rk_test::small_integer<std::int32_t>);
+  const std::int64_t n  = (std::int64_t{1} << 20) + 7;
+  const auto items      = rk_test::random_items<std::int32_t>(n, 51, rk_test::small_integer<std::int32_t>);
   std::int64_t expected = 0;
   for (auto x : items)
   {
@@ -161,12 +161,14 @@ RK_GPU_TEST_CASE("rk::explain reports the GPU backend and why")
   CHECK(automatic.stream_ordered_backend == "single_pass");
   thrust::device_vector<std::int32_t> ints(1 << 20);
   const auto integers = rk::explain(rk::device, ints.begin(), ints.end(), 0);
-  CHECK(integers.backend == "single_pass");            // value-returning: copy-free single pass
-  CHECK(integers.stream_ordered_backend == "atomic");  // stream-ordered: integer atomics measured faster
+  CHECK(integers.backend == "single_pass");           // value-returning: copy-free single pass
+  CHECK(integers.stream_ordered_backend == "atomic"); // stream-ordered: integer atomics measured faster
   CHECK(automatic.to_string().find("16-byte vectors") != std::string::npos);
 
-  const auto segments = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), rk_test::to_segment{});
-  const auto ordered  = rk::explain(rk::device, segments, segments + 10, rk_test::segment{0, 0}, rk_test::segment_merge{});
+  const auto segments = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0),
+                                                        rk_test::to_segment{});
+  const auto ordered  = rk::explain(rk::device, segments, segments + 10, rk_test::segment{0, 0},
+                                    rk_test::segment_merge{});
   CHECK(ordered.backend == "single_pass");
   CHECK(ordered.reason.find("not known to be commutative") != std::string::npos);
 

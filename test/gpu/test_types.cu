@@ -117,8 +117,8 @@ void standard_function_objects(Policy policy)
 {
   const std::int64_t n = 1'000'003;
   std::vector<std::int32_t> host(n);
-  std::int64_t sum     = 0;
-  std::uint32_t xored  = 0x5a5a;
+  std::int64_t sum    = 0;
+  std::uint32_t xored = 0x5a5a;
   for (std::int64_t i = 0; i < n; ++i)
   {
     host[i] = static_cast<std::int32_t>((i * 7919) % 1001) - 500;
@@ -174,9 +174,8 @@ RK_GPU_TEST_CASE("pairs at an address 16-byte vectors cannot reach in step are r
   rk::detail::with_kernel_input(shifted, &device, [](auto input) {
     CHECK(std::is_same_v<decltype(input), rk::detail::element_pointer<int_pair>>);
   });
-  rk::detail::with_kernel_input(aligned, &device, [](auto input) {
-    CHECK(std::is_same_v<decltype(input), const int_pair*>);
-  });
+  rk::detail::with_kernel_input(aligned, &device,
+                                [](auto input) { CHECK(std::is_same_v<decltype(input), const int_pair*>); });
   const auto slow = rk::explain(rk::device, shifted, shifted + n, init, pair_sum{});
   CHECK(slow.reason.find("one element at a time") != std::string::npos);
   CHECK(slow.reason.find("not on a 16-byte boundary") != std::string::npos);
@@ -186,22 +185,26 @@ RK_GPU_TEST_CASE("pairs at an address 16-byte vectors cannot reach in step are r
 
 RK_GPU_TEST_CASE("injected tunings: a one-warp block, and a grid of more than 8 * block_threads partials")
 {
-  using one_warp  = rk::fixed_tuning<32, 1, 1, 1>;
-  using wide_grid = rk::fixed_tuning<64, 1, 1, 1, 4>;
+  using one_warp       = rk::fixed_tuning<32, 1, 1, 1>;
+  using wide_grid      = rk::fixed_tuning<64, 1, 1, 1, 4>;
   const std::int64_t n = 5'000'011;
-  const auto segments  = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), rk_test::to_segment{});
+  const auto segments  = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0),
+                                                         rk_test::to_segment{});
   const rk_test::segment init{-2, 0};
   const rk_test::segment expected{-2, n};
 
   // The grid is capped by occupancy: make sure these shapes do exceed the one-round-trip final pass.
-  using agent          = rk::detail::reduce_agent<one_warp, decltype(segments), rk_test::segment>;
-  using launcher       = rk::detail::single_pass_launcher<one_warp, decltype(segments), rk_test::segment, rk_test::segment_merge>;
-  const auto cap       = launcher::max_blocks(rk::detail::current_device_facts());
+  using agent = rk::detail::reduce_agent<one_warp, decltype(segments), rk_test::segment>;
+  using launcher =
+    rk::detail::single_pass_launcher<one_warp, decltype(segments), rk_test::segment, rk_test::segment_merge>;
+  const auto cap = launcher::max_blocks(rk::detail::current_device_facts());
   CHECK(cap > rk::detail::partials_per_thread * agent::block_threads);
 
-  CHECK(rk::reduce(rk::single_pass.tuned<one_warp>(), segments, segments + n, init, rk_test::segment_merge{}) == expected);
+  CHECK(rk::reduce(rk::single_pass.tuned<one_warp>(), segments, segments + n, init, rk_test::segment_merge{})
+        == expected);
   CHECK(rk::reduce(rk::two_pass.tuned<one_warp>(), segments, segments + n, init, rk_test::segment_merge{}) == expected);
-  CHECK(rk::reduce(rk::single_pass.tuned<wide_grid>(), segments, segments + n, init, rk_test::segment_merge{}) == expected);
+  CHECK(rk::reduce(rk::single_pass.tuned<wide_grid>(), segments, segments + n, init, rk_test::segment_merge{})
+        == expected);
   CHECK(rk::reduce(rk::device.tuned<wide_grid>(), segments, segments + n, init, rk_test::segment_merge{}) == expected);
   const thrust::counting_iterator<std::int64_t> count(0);
   CHECK(rk::reduce(rk::atomic.tuned<one_warp>(), count, count + n, std::int64_t{1}) == 1 + n * (n - 1) / 2);
@@ -285,8 +288,8 @@ RK_GPU_TEST_CASE("more than 2^31 items through a raw device pointer, 16-byte vec
 {
   const std::int64_t n = (std::int64_t{1} << 31) + 77;
   thrust::device_vector<std::int8_t> items(n, std::int8_t{1});
-  items[0]     = 5;
-  items[n - 1] = 7;
+  items[0]               = 5;
+  items[n - 1]           = 7;
   const std::int8_t* raw = thrust::raw_pointer_cast(items.data());
   CHECK(rk::reduce(rk::device, raw, raw + n, std::int64_t{0}) == n - 2 + 12);
   CHECK(rk::reduce(rk::two_pass, raw + 1, raw + n, std::int64_t{0}) == n - 2 + 7);

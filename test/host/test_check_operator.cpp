@@ -71,13 +71,11 @@ struct opaque_first
 TEST_CASE("rk's operators: associative, and commutative where rk::is_commutative says so")
 {
   const auto ints = small_ints();
-  for (const auto& check : {rk::check_operator<std::int32_t>(rk::plus{}, ints),
-                            rk::check_operator<std::int32_t>(rk::multiplies{}, ints),
-                            rk::check_operator<std::int32_t>(rk::minimum{}, ints),
-                            rk::check_operator<std::int32_t>(rk::maximum{}, ints),
-                            rk::check_operator<std::int32_t>(rk::bit_and{}, ints),
-                            rk::check_operator<std::int32_t>(rk::bit_or{}, ints),
-                            rk::check_operator<std::int32_t>(rk::bit_xor{}, ints)})
+  for (const auto& check :
+       {rk::check_operator<std::int32_t>(rk::plus{}, ints), rk::check_operator<std::int32_t>(rk::multiplies{}, ints),
+        rk::check_operator<std::int32_t>(rk::minimum{}, ints), rk::check_operator<std::int32_t>(rk::maximum{}, ints),
+        rk::check_operator<std::int32_t>(rk::bit_and{}, ints), rk::check_operator<std::int32_t>(rk::bit_or{}, ints),
+        rk::check_operator<std::int32_t>(rk::bit_xor{}, ints)})
   {
     CAPTURE(check);
     CHECK(check.associative);
@@ -99,7 +97,7 @@ TEST_CASE("the suites' non-commutative operators are associative and not commuta
   const auto mats     = first_n(5, [](int i) {
     return rk_test::mat2{std::uint32_t(i + 1), std::uint32_t(3 * i), std::uint32_t(7 - i), std::uint32_t(i * i + 2)};
   });
-  const auto maps = first_n(6, [](int i) { return rk_test::affine{std::uint32_t(2 * i + 1), std::uint32_t(5 + i)}; });
+  const auto maps   = first_n(6, [](int i) { return rk_test::affine{std::uint32_t(2 * i + 1), std::uint32_t(5 + i)}; });
   const auto merge  = rk::check_operator<rk_test::segment>(rk_test::segment_merge{}, segments);
   const auto matmul = rk::check_operator<rk_test::mat2>(rk_test::mat2_multiply{}, mats);
   const auto affine = rk::check_operator<rk_test::affine>(rk_test::affine_compose{}, maps);
@@ -157,8 +155,8 @@ TEST_CASE("large sample sets: a fixed-seed random subset, the same on every run"
 
   std::vector<int> mostly_equal(1000, 0);
   mostly_equal[612] = 5; // minus fails as soon as a triple or pair holds a nonzero
-  const auto b1 = rk::check_operator<int>(minus{}, mostly_equal, rk::detail::same_value{}, limits);
-  const auto b2 = rk::check_operator<int>(minus{}, mostly_equal, rk::detail::same_value{}, limits);
+  const auto b1     = rk::check_operator<int>(minus{}, mostly_equal, rk::detail::same_value{}, limits);
+  const auto b2     = rk::check_operator<int>(minus{}, mostly_equal, rk::detail::same_value{}, limits);
   CHECK(b1.to_string() == b2.to_string());
 }
 
@@ -169,8 +167,9 @@ TEST_CASE("types without == or << are compared by their bytes and named by index
   CHECK(rk::check_operator<opaque>(opaque_xor{}, samples).commutative);
   const auto first = rk::check_operator<opaque>(opaque_first{}, samples);
   CHECK_FALSE(first.commutative);
-  CHECK(first.commutativity_counterexample == "op(a, b) = (not printable) but op(b, a) = (not printable) for a = "
-                                              "samples[0], b = samples[1]");
+  CHECK(first.commutativity_counterexample
+        == "op(a, b) = (not printable) but op(b, a) = (not printable) for a = "
+           "samples[0], b = samples[1]");
 }
 
 TEST_CASE("an empty sample set checks nothing")

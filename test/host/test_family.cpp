@@ -55,12 +55,12 @@ TEST_CASE("rk::arg_min's and rk::arg_max's operators are associative (rk::check_
   const auto same = [](const result& a, const result& b) {
     return a.index == b.index && (a.value == b.value || (std::isnan(a.value) && std::isnan(b.value)));
   };
-  const auto min_report  = rk::check_operator<result>(rk::detail::first_minimum<>{}, samples, same);
-  const auto max_report  = rk::check_operator<result>(rk::detail::first_maximum<>{}, samples, same);
-  const auto last_report = rk::check_operator<result>(rk::detail::last_maximum<>{}, samples, same);
+  const auto min_report                    = rk::check_operator<result>(rk::detail::first_minimum<>{}, samples, same);
+  const auto max_report                    = rk::check_operator<result>(rk::detail::first_maximum<>{}, samples, same);
+  const auto last_report                   = rk::check_operator<result>(rk::detail::last_maximum<>{}, samples, same);
   const std::vector<result> signed_samples = {{3.0f, 0}, {-3.0f, 1}, {1.0f, 2}, {-1.0f, 3}, {0.5f, 4}, {3.0f, 5}};
-  const auto mag_report =
-    rk::check_operator<result>(rk::detail::first_minimum<rk_test::by_magnitude>{}, signed_samples, same);
+  const auto mag_report = rk::check_operator<result>(rk::detail::first_minimum<rk_test::by_magnitude>{}, signed_samples,
+                                                     same);
   CHECK(min_report.associative);
   CHECK(max_report.associative);
   CHECK(last_report.associative);
@@ -76,7 +76,8 @@ TEST_CASE("host policies: inputs are read-only (mutable zip inputs unchanged), c
   rk_test::read_only_properties(host_harness{});
 }
 
-TEST_CASE("rk::reduce_by_key (host policies): zip keys, tuple keys, keys with default member initializers, 64-byte keys")
+TEST_CASE(
+  "rk::reduce_by_key (host policies): zip keys, tuple keys, keys with default member initializers, 64-byte keys")
 {
   rk_test::key_type_properties(seq_harness{});
   rk_test::key_type_properties(host_harness{});
@@ -103,7 +104,8 @@ TEST_CASE("rk::seq: the family over forward iterators")
   CHECK(m.index == 1);
   const std::forward_list<int> keys = {0, 0, 1, 1, 1, 0};
   std::vector<int> key_out(6), sum_out(6);
-  const auto ends = rk::reduce_by_key(rk::seq, keys.begin(), keys.end(), items.begin(), key_out.begin(), sum_out.begin());
+  const auto ends = rk::reduce_by_key(rk::seq, keys.begin(), keys.end(), items.begin(), key_out.begin(),
+                                      sum_out.begin());
   CHECK(ends.first - key_out.begin() == 3);
   CHECK(sum_out[0] == 5);
   CHECK(sum_out[1] == 15);

@@ -58,7 +58,8 @@ TEST_CASE("rk::segmented_reduce (host policies): every layout, CSR form, int64 s
   }
 }
 
-TEST_CASE("rk::segmented_reduce (host policies): the three forms agree, the CUB form out of order, overlapping, with gaps")
+TEST_CASE(
+  "rk::segmented_reduce (host policies): the three forms agree, the CUB form out of order, overlapping, with gaps")
 {
   const std::int64_t n = 10000;
   std::vector<int> items(n);
@@ -146,8 +147,8 @@ TEST_CASE("rk::segmented_reduce (rk::host): each segment has rk::reduce's bits, 
                          0.5f);
     for (std::size_t s = 0; s + 1 < offsets.size(); s += 7)
     {
-      const float expected =
-        rk::reduce(rk::host, items.begin() + offsets[s], items.begin() + offsets[s + 1], 0.5f, rk::plus{});
+      const float expected = rk::reduce(rk::host, items.begin() + offsets[s], items.begin() + offsets[s + 1], 0.5f,
+                                        rk::plus{});
       REQUIRE(rk_test::bits_of(out[s]) == rk_test::bits_of(expected));
     }
   }
@@ -158,7 +159,8 @@ TEST_CASE("rk::segmented_reduce (host policies): bad segments and counts are err
   std::vector<int> items(100, 1);
   std::vector<int> out(4);
   std::vector<int> decreasing{0, 10, 5, 20};
-  CHECK_THROWS_WITH_AS(rk::segmented_reduce(rk::host, items.begin(), decreasing.begin(), decreasing.end(), out.begin(), 0),
+  CHECK_THROWS_WITH_AS(rk::segmented_reduce(rk::host, items.begin(), decreasing.begin(), decreasing.end(), out.begin(),
+                                            0),
                        "rk::segmented_reduce: segment 1 ends before it begins (begin 10, end 5)", rk::error);
   CHECK_THROWS_AS(rk::segmented_reduce(rk::seq, items.begin(), decreasing.begin(), decreasing.end(), out.begin(), 0),
                   rk::error);

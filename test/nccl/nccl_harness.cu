@@ -56,7 +56,7 @@ std::int64_t covered(layout l, std::int64_t total, int ranks)
 
 void run_all_properties(const rank_env& env, report& out, const std::string& prefix)
 {
-  using property = void (*)(const rank_env&, report&);
+  using property                                      = void (*)(const rank_env&, report&);
   const std::pair<const char*, property> properties[] = {
     {"sums, min and max of int32, int64, float, double", sums_and_extrema},
     {"non-commutative operators across the rank boundary", non_commutative},

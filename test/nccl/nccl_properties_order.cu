@@ -76,10 +76,10 @@ void non_commutative(const rank_env& env, report& out)
   check_order(env, out, "2x2 matrix product", device, to_mat2{}, mat2{1, 2, 3, 5}, mat2_multiply{}, totals);
   check_order(env, out, "affine composition", device, to_affine{}, affine{3, 1}, affine_compose{}, totals);
   // The local backend named by the user.
-  check_order(env, out, "segment merge, local two_pass", env.nccl(rk::two_pass).on(env.stream),
-              to_segment{}, segment{-5, 0}, segment_merge{}, {4097, (std::int64_t{1} << 20) + 1});
-  check_order(env, out, "segment merge, local single_pass", env.nccl(rk::single_pass.on(env.stream)),
-              to_segment{}, segment{-5, 0}, segment_merge{}, {4097});
+  check_order(env, out, "segment merge, local two_pass", env.nccl(rk::two_pass).on(env.stream), to_segment{},
+              segment{-5, 0}, segment_merge{}, {4097, (std::int64_t{1} << 20) + 1});
+  check_order(env, out, "segment merge, local single_pass", env.nccl(rk::single_pass.on(env.stream)), to_segment{},
+              segment{-5, 0}, segment_merge{}, {4097});
 
   // Items in memory (16-byte segments in a device_vector), not computed.
   const std::int64_t total = 300007;
@@ -113,18 +113,18 @@ void large_shards(const rank_env& env, report& out)
   }
   const std::int64_t n = (std::int64_t{1} << 31) + 77 + 1000 * env.rank;
   const auto policy    = env.nccl().on(env.stream);
-  const auto index     = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(begin), index_identity{});
+  const auto index = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(begin), index_identity{});
   // Past 2^32 items in all the sum of the indices passes 2^63: summed as uint64, mod 2^64.
-  const std::uint64_t sum = rk::reduce(policy, index, index + n, std::uint64_t{3}, rk::plus{});
-  const auto t            = static_cast<std::uint64_t>(total);
+  const std::uint64_t sum  = rk::reduce(policy, index, index + n, std::uint64_t{3}, rk::plus{});
+  const auto t             = static_cast<std::uint64_t>(total);
   const std::uint64_t want = 3 + (t % 2 == 0 ? (t / 2) * (t - 1) : t * ((t - 1) / 2));
   out.expect(sum == want, "sum of the global indices = " + std::to_string(sum) + ", expected " + std::to_string(want));
   const auto segments = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(begin), to_segment{});
   device_slot<segment> result;
   rk::reduce_into(policy, segments, segments + n, result.get(), segment{-2, 0}, segment_merge{});
   const segment got = result.read(env.stream);
-  out.expect(got == segment{-2, total}, mismatch("segment merge of " + std::to_string(total) + " items", got,
-                                                 segment{-2, total}));
+  out.expect(got == segment{-2, total},
+             mismatch("segment merge of " + std::to_string(total) + " items", got, segment{-2, total}));
 }
 
 namespace
@@ -139,8 +139,8 @@ void expect_calls(const rank_env& env, report& out, const thrust::device_vector<
   for (int j = 0; j < static_cast<int>(got.size()); ++j)
   {
     const std::int64_t expected = want(j);
-    out.expect(got[j] == expected, "call " + std::to_string(j) + " = " + std::to_string(got[j]) + ", expected "
-                                     + std::to_string(expected));
+    out.expect(got[j] == expected,
+               "call " + std::to_string(j) + " = " + std::to_string(got[j]) + ", expected " + std::to_string(expected));
   }
 }
 } // namespace
@@ -260,8 +260,8 @@ void graph_capture(const rank_env& env, report& out)
     out.expect(got == -1 + replay * total, "replay " + std::to_string(replay) + ": sum = " + std::to_string(got)
                                              + ", expected " + std::to_string(-1 + replay * total));
     const segment m = merged.read(env.stream);
-    out.expect(m == segment{-7, total}, mismatch("replay " + std::to_string(replay) + ": segment merge", m,
-                                                 segment{-7, total}));
+    out.expect(m == segment{-7, total},
+               mismatch("replay " + std::to_string(replay) + ": segment merge", m, segment{-7, total}));
   }
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
@@ -289,8 +289,7 @@ void errors(const rank_env& env, report& out)
     out.expect(false, "rk::reduce_into with a null communicator did not throw");
   }
   catch (const rk::nccl_error&)
-  {
-  }
+  {}
   // rk::nccl_error is an rk::error.
   bool caught = false;
   try
@@ -319,8 +318,7 @@ void errors(const rank_env& env, report& out)
     out.expect(false, "a reversed range did not throw");
   }
   catch (const rk::invalid_range&)
-  {
-  }
+  {}
   // The value-returning call cannot be captured: it waits.
   cuda_ok(cudaStreamBeginCapture(env.stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
   bool refused = false;
@@ -358,7 +356,7 @@ void errors(const rank_env& env, report& out)
   }
   // rk::explain names the local backend and the gather.
   const std::string e = rk::explain(env.nccl(), items.begin(), items.end(), 0, rk::plus{}).to_string();
-  const char* step = env.workspace != nullptr && env.workspace->symmetric() ? "symmetric memory" : "ncclAllGather";
+  const char* step    = env.workspace != nullptr && env.workspace->symmetric() ? "symmetric memory" : "ncclAllGather";
   out.expect(e.find(step) != std::string::npos && e.find("nccl(device)") != std::string::npos,
              "rk::explain: " + e + " (expected to name " + step + ")");
 }

@@ -37,8 +37,8 @@ void check_values(const rank_env& env, report& out, const char* op_name, E init,
         const std::string what = std::string(call) + " " + op_name + " (" + where(l, total, s) + ")";
         if (std::is_floating_point_v<E> && is_sum)
         {
-          out.expect(sum_within_bound(got, all, init), what + " = " + describe(got) + ", beyond the rounding bound of "
-                                                         + describe(expected));
+          out.expect(sum_within_bound(got, all, init),
+                     what + " = " + describe(got) + ", beyond the rounding bound of " + describe(expected));
         }
         else
         {
@@ -81,9 +81,9 @@ void no_default_constructor(const rank_env& env, report& out)
   {
     for (const layout l : {layout::even, layout::unequal, layout::first_empty})
     {
-      const shard s         = shard_of(l, total, env.rank, env.ranks);
-      const auto first      = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(s.begin),
-                                                              to_no_default{});
+      const shard s    = shard_of(l, total, env.rank, env.ranks);
+      const auto first = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(s.begin),
+                                                         to_no_default{});
       const no_default init(5);
       const auto all        = generating_iterator<to_no_default>(to_no_default{}, 0);
       const no_default want = fold(all, all + covered(l, total, env.ranks), init, no_default_plus{});
@@ -117,8 +117,8 @@ void empty_shards(const rank_env& env, report& out)
     const std::int64_t n = env.rank == holder ? 1 : 0;
     const auto gen       = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), to_segment{});
     const segment one    = rk::reduce(policy, gen, gen + n, segment{-4, 0}, segment_merge{});
-    out.expect(one == segment{-4, 1}, mismatch("one item, on rank " + std::to_string(holder) + " only", one,
-                                               segment{-4, 1}));
+    out.expect(one == segment{-4, 1},
+               mismatch("one item, on rank " + std::to_string(holder) + " only", one, segment{-4, 1}));
   }
 }
 } // namespace rk_test::nccl

@@ -38,8 +38,8 @@ const char* const helper_flag = "--rk-nccl-rank";
 
 void check_nccl(ncclResult_t code, const char* what)
 {
-  REQUIRE_MESSAGE(code == ncclSuccess, what << ": " << ncclGetErrorString(code) << " (" << ncclGetLastError(nullptr)
-                                            << ")");
+  REQUIRE_MESSAGE(code == ncclSuccess,
+                  what << ": " << ncclGetErrorString(code) << " (" << ncclGetLastError(nullptr) << ")");
 }
 
 std::string to_hex(const ncclUniqueId& id)
@@ -67,8 +67,7 @@ ncclUniqueId from_hex(const std::string& hex)
 /// Runs every property as `rank` of `comm` on `device`, in the calling thread.
 report run_rank(ncclComm_t comm, int rank, int ranks, int device)
 {
-  report out("rank " + std::to_string(rank) + " of " + std::to_string(ranks) + " (GPU " + std::to_string(device)
-             + ")");
+  report out("rank " + std::to_string(rank) + " of " + std::to_string(ranks) + " (GPU " + std::to_string(device) + ")");
   cudaSetDevice(device);
   cudaStream_t stream = nullptr;
   if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess)
@@ -222,8 +221,13 @@ TEST_CASE("rk::nccl, two processes, one rank each (needs 2 GPUs): the unique id 
   // Rank 1 draws the same random items: it gets this run's seed.
   setenv("RK_TEST_SEED", seed.c_str(), 1);
   std::string rank = "1", ranks = "2", device = "1";
-  char* args[] = {const_cast<char*>("rk_test_nccl"), const_cast<char*>(helper_flag), rank.data(), ranks.data(),
-                  device.data(), const_cast<char*>(hex.c_str()), nullptr};
+  char* args[] = {const_cast<char*>("rk_test_nccl"),
+                  const_cast<char*>(helper_flag),
+                  rank.data(),
+                  ranks.data(),
+                  device.data(),
+                  const_cast<char*>(hex.c_str()),
+                  nullptr};
   pid_t helper = 0;
   REQUIRE(posix_spawn(&helper, "/proc/self/exe", nullptr, nullptr, args, environ) == 0);
 
@@ -236,9 +240,9 @@ TEST_CASE("rk::nccl, two processes, one rank each (needs 2 GPUs): the unique id 
   check_report(out);
 
   // The helper has done the same calls; give it a bounded time to finish.
-  int status        = 0;
-  const auto start  = std::chrono::steady_clock::now();
-  pid_t done        = 0;
+  int status       = 0;
+  const auto start = std::chrono::steady_clock::now();
+  pid_t done       = 0;
   while ((done = waitpid(helper, &status, WNOHANG)) == 0
          && std::chrono::steady_clock::now() - start < std::chrono::seconds(120))
   {

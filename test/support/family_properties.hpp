@@ -69,7 +69,7 @@ void transform_reduce_properties(const H& h)
   for (const std::int64_t n : h.sizes_full())
   {
     CAPTURE(n);
-    const auto items = random_items<std::int32_t>(n, 40 ^ n, small_integer<std::int32_t>);
+    const auto items      = random_items<std::int32_t>(n, 40 ^ n, small_integer<std::int32_t>);
     std::int64_t expected = 7;
     for (std::int32_t x : items)
     {
@@ -133,7 +133,7 @@ rk::arg_result<E, std::ptrdiff_t> expected_arg(const std::vector<E>& items, bool
   {
     const E a = items[static_cast<std::size_t>(best)], b = items[i];
     const bool a_nan = rk::detail::is_unordered(a), b_nan = rk::detail::is_unordered(b);
-    const bool take  = a_nan ? !b_nan : (want_max ? a < b : b < a);
+    const bool take = a_nan ? !b_nan : (want_max ? a < b : b < a);
     if (take)
     {
       best = static_cast<std::ptrdiff_t>(i);
@@ -153,7 +153,7 @@ template <class H, class E>
 void check_args(const H& h, const std::vector<E>& items)
 {
   const auto input = h.upload(items);
-  const auto min   = expected_arg(items, false), max = expected_arg(items, true);
+  const auto min = expected_arg(items, false), max = expected_arg(items, true);
   CHECK(same_arg(rk::arg_min(h.policy, input.begin(), input.end()), min));
   CHECK(same_arg(rk::arg_max(h.policy, input.begin(), input.end()), max));
   const auto both = rk::arg_min_max(h.policy, input.begin(), input.end());
@@ -183,7 +183,7 @@ void arg_properties(const H& h)
     {
       if (at >= 0 && at < n)
       {
-        items[static_cast<std::size_t>(at)] = -1000;
+        items[static_cast<std::size_t>(at)]         = -1000;
         items[static_cast<std::size_t>(n - 1 - at)] = 1000;
       }
     }
@@ -252,12 +252,12 @@ inline std::vector<std::int64_t> random_run_lengths(int runs, std::int64_t longe
 inline std::vector<std::vector<std::int64_t>> run_layouts()
 {
   std::vector<std::vector<std::int64_t>> layouts;
-  layouts.push_back(std::vector<std::int64_t>(70000, 1));   // every key its own run
+  layouts.push_back(std::vector<std::int64_t>(70000, 1)); // every key its own run
   layouts.push_back(std::vector<std::int64_t>(9000, 8));
   layouts.push_back(std::vector<std::int64_t>(70, 1000));
-  layouts.push_back({300000, 1, 2, 250000});                // runs crossing many blocks
+  layouts.push_back({300000, 1, 2, 250000}); // runs crossing many blocks
   layouts.push_back({1});
-  layouts.push_back({123457});                               // all keys equal
+  layouts.push_back({123457}); // all keys equal
   layouts.push_back(random_run_lengths(20000, 50, 12345));
   return layouts;
 }
@@ -289,10 +289,10 @@ void reduce_by_key_properties(const H& h)
       want_max.push_back(mx);
       at += lengths[r];
     }
-    const auto k  = h.upload(keys);
-    const auto v  = h.upload(values);
-    auto key_out  = h.upload(std::vector<std::int32_t>(static_cast<std::size_t>(n)));
-    auto sum_out  = h.upload(std::vector<std::int64_t>(static_cast<std::size_t>(n)));
+    const auto k                    = h.upload(keys);
+    const auto v                    = h.upload(values);
+    auto key_out                    = h.upload(std::vector<std::int32_t>(static_cast<std::size_t>(n)));
+    auto sum_out                    = h.upload(std::vector<std::int64_t>(static_cast<std::size_t>(n)));
     const auto [keys_end, sums_end] = rk::reduce_by_key(h.policy, k.begin(), k.end(), v.begin(), key_out.begin(),
                                                         sum_out.begin(), std::int64_t{7}, rk::plus{});
     CHECK(keys_end - key_out.begin() == static_cast<std::ptrdiff_t>(runs));
@@ -332,12 +332,12 @@ void reduce_by_key_properties(const H& h)
   {
     keys[i] = static_cast<std::int32_t>(i / 4);
   }
-  const auto k   = h.upload(keys);
-  const auto one = h.upload(std::vector<std::int32_t>(keys.size(), 1));
-  auto key_out   = h.upload(std::vector<std::int32_t>(keys.size()));
-  auto count_out = h.upload(std::vector<std::int32_t>(keys.size()));
-  const auto ends =
-    rk::reduce_by_key(h.policy, k.begin(), k.end(), one.begin(), key_out.begin(), count_out.begin(), same_decade{});
+  const auto k    = h.upload(keys);
+  const auto one  = h.upload(std::vector<std::int32_t>(keys.size(), 1));
+  auto key_out    = h.upload(std::vector<std::int32_t>(keys.size()));
+  auto count_out  = h.upload(std::vector<std::int32_t>(keys.size()));
+  const auto ends = rk::reduce_by_key(h.policy, k.begin(), k.end(), one.begin(), key_out.begin(), count_out.begin(),
+                                      same_decade{});
   CHECK(ends.first - key_out.begin() == 25);
   const auto counts = h.download(count_out);
   const auto firsts = h.download(key_out);

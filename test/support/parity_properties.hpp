@@ -169,7 +169,7 @@ void read_only_properties(const H& h)
       CHECK(thrust::get<0>(highest.value) == 50);
       auto sums = h.upload(std::vector<pair64>(static_cast<std::size_t>(segments)));
       rk::segmented_reduce(h.policy, items, offs.begin(), offs.end(), sums.begin(), pair64(0, 0), pair_sum{});
-      const auto got = h.download(sums);
+      const auto got         = h.download(sums);
       std::int64_t all_first = 0;
       for (const pair64& p : got)
       {
@@ -213,8 +213,8 @@ void key_type_properties(const H& h)
   for (std::int64_t i = 0; i < n; ++i)
   {
     const auto u = static_cast<std::size_t>(i);
-    keys_a[u]    = static_cast<std::int32_t>(i / 900);        // long runs of a ...
-    keys_b[u]    = static_cast<std::int32_t>((i / 3) % 4);    // ... cut short by b
+    keys_a[u]    = static_cast<std::int32_t>(i / 900);     // long runs of a ...
+    keys_b[u]    = static_cast<std::int32_t>((i / 3) % 4); // ... cut short by b
     values[u]    = static_cast<std::int64_t>((i * 7919) % 1000);
     if (i > 0 && (keys_a[u] != keys_a[u - 1] || keys_b[u] != keys_b[u - 1]))
     {
@@ -244,10 +244,10 @@ void key_type_properties(const H& h)
 
   // A zip of two key arrays, into a zip of two outputs.
   {
-    const auto ka = h.upload(keys_a);
-    const auto kb = h.upload(keys_b);
-    auto oa       = h.upload(std::vector<std::int32_t>(static_cast<std::size_t>(n)));
-    auto ob       = h.upload(std::vector<std::int32_t>(static_cast<std::size_t>(n)));
+    const auto ka   = h.upload(keys_a);
+    const auto kb   = h.upload(keys_b);
+    auto oa         = h.upload(std::vector<std::int32_t>(static_cast<std::size_t>(n)));
+    auto ob         = h.upload(std::vector<std::int32_t>(static_cast<std::size_t>(n)));
     const auto keys = thrust::make_zip_iterator(ka.begin(), kb.begin());
     const auto ends = rk::reduce_by_key(h.policy, keys, keys + n, v.begin(),
                                         thrust::make_zip_iterator(oa.begin(), ob.begin()), sums.begin(),
@@ -258,7 +258,8 @@ void key_type_properties(const H& h)
     for (std::int64_t r = 0; r < runs; ++r)
     {
       const auto at = static_cast<std::size_t>(run_first[static_cast<std::size_t>(r)]);
-      firsts        = firsts && got_a[static_cast<std::size_t>(r)] == keys_a[at] && got_b[static_cast<std::size_t>(r)] == keys_b[at];
+      firsts        = firsts && got_a[static_cast<std::size_t>(r)] == keys_a[at]
+            && got_b[static_cast<std::size_t>(r)] == keys_b[at];
     }
     CHECK(firsts);
   }
@@ -276,17 +277,19 @@ void key_type_properties(const H& h)
     wide[i].word[15]  = keys_b[i];
   }
   const auto check_keys = [&](const auto& keys) {
-    using key    = typename std::decay_t<decltype(keys)>::value_type;
-    const auto k = h.upload(keys);
-    auto out     = h.upload(std::vector<key>(static_cast<std::size_t>(n)));
-    const auto ends =
-      rk::reduce_by_key(h.policy, k.begin(), k.end(), v.begin(), out.begin(), sums.begin(), std::int64_t{5}, rk::plus{});
+    using key       = typename std::decay_t<decltype(keys)>::value_type;
+    const auto k    = h.upload(keys);
+    auto out        = h.upload(std::vector<key>(static_cast<std::size_t>(n)));
+    const auto ends = rk::reduce_by_key(h.policy, k.begin(), k.end(), v.begin(), out.begin(), sums.begin(),
+                                        std::int64_t{5}, rk::plus{});
     check_sums(sums, ends.second - sums.begin());
     const auto got = h.download(out);
     bool firsts    = true;
     for (std::int64_t r = 0; r < runs; ++r)
     {
-      firsts = firsts && got[static_cast<std::size_t>(r)] == keys[static_cast<std::size_t>(run_first[static_cast<std::size_t>(r)])];
+      firsts = firsts
+            && got[static_cast<std::size_t>(r)]
+                 == keys[static_cast<std::size_t>(run_first[static_cast<std::size_t>(r)])];
     }
     CHECK(firsts);
   };
@@ -312,17 +315,17 @@ void arg_comparator_properties(const H& h)
     }
     for (std::int64_t at : {n / 5, n / 2, n - 1 - n / 7, n - 1})
     {
-      items[static_cast<std::size_t>(at)] = at % 2 ? 999.0f : -999.0f;
+      items[static_cast<std::size_t>(at)]         = at % 2 ? 999.0f : -999.0f;
       items[static_cast<std::size_t>(n - 1 - at)] = at % 2 ? -0.5f : 0.5f;
     }
     std::ptrdiff_t min_at = 0, max_at = 0, last_max_at = 0, plain_last_max_at = 0;
     const by_magnitude mag;
     for (std::ptrdiff_t i = 1; i < static_cast<std::ptrdiff_t>(n); ++i)
     {
-      const auto u = static_cast<std::size_t>(i);
-      min_at       = mag(items[u], items[static_cast<std::size_t>(min_at)]) ? i : min_at;
-      max_at       = mag(items[static_cast<std::size_t>(max_at)], items[u]) ? i : max_at;
-      last_max_at  = !mag(items[u], items[static_cast<std::size_t>(last_max_at)]) ? i : last_max_at;
+      const auto u      = static_cast<std::size_t>(i);
+      min_at            = mag(items[u], items[static_cast<std::size_t>(min_at)]) ? i : min_at;
+      max_at            = mag(items[static_cast<std::size_t>(max_at)], items[u]) ? i : max_at;
+      last_max_at       = !mag(items[u], items[static_cast<std::size_t>(last_max_at)]) ? i : last_max_at;
       plain_last_max_at = !(items[u] < items[static_cast<std::size_t>(plain_last_max_at)]) ? i : plain_last_max_at;
     }
     const auto input = h.upload(items);
@@ -335,14 +338,14 @@ void arg_comparator_properties(const H& h)
     CHECK(both.max.index == max_at);
   }
   // The last maximum under the default ordering: equal maxima, then NaN rules.
-  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float nan    = std::numeric_limits<float>::quiet_NaN();
   const auto last_of = [&](const std::vector<float>& items) {
     const auto input = h.upload(items);
     return rk::arg_max_last(h.policy, input.begin(), input.end()).index;
   };
   CHECK(last_of({3.0f, 1.0f, 3.0f, 2.0f}) == 2);
-  CHECK(last_of({nan, 1.0f, nan}) == 1);       // a number beats NaN on either side
-  CHECK(last_of({nan, nan, nan}) == 2);        // all NaN: the last
+  CHECK(last_of({nan, 1.0f, nan}) == 1); // a number beats NaN on either side
+  CHECK(last_of({nan, nan, nan}) == 2);  // all NaN: the last
   CHECK(last_of({5.0f, nan, 5.0f, nan}) == 2);
   std::vector<float> many(100000, 2.5f);
   CHECK(last_of(many) == 99999);
@@ -374,7 +377,7 @@ rk::arg_result<E, std::ptrdiff_t> segment_extreme(const std::vector<E>& items, s
 template <class H>
 void segmented_arg_properties(const H& h)
 {
-  using result  = rk::arg_result<float, std::ptrdiff_t>;
+  using result    = rk::arg_result<float, std::ptrdiff_t>;
   const float nan = std::numeric_limits<float>::quiet_NaN();
   // Lengths 0-40 (a fifth empty), then long segments crossing tiles and blocks.
   std::mt19937_64 rng(4242);
@@ -387,7 +390,7 @@ void segmented_arg_properties(const H& h)
   {
     lengths.push_back(length);
   }
-  const auto offsets = csr_offsets(lengths);
+  const auto offsets   = csr_offsets(lengths);
   const std::int64_t n = offsets.back(), segments = static_cast<std::int64_t>(lengths.size());
   std::vector<float> items(static_cast<std::size_t>(n));
   for (auto& x : items)
@@ -427,9 +430,9 @@ void segmented_arg_properties(const H& h)
     }
     return true;
   };
-  const auto input   = h.upload(items);
-  const auto plain   = h.upload(numbers);
-  const auto offs    = h.upload(offsets);
+  const auto input = h.upload(items);
+  const auto plain = h.upload(numbers);
+  const auto offs  = h.upload(offsets);
   auto out         = h.upload(std::vector<result>(static_cast<std::size_t>(segments), result{7.0f, 7}));
   // CSR form.
   rk::segmented_arg_min(h.policy, input.begin(), offs.begin(), offs.end(), out.begin());

@@ -65,12 +65,15 @@ void integer_other_ops(const H& h)
   check_exact<std::int32_t>(h, sizes, 7, rk::maximum{}, small_integer<std::int32_t>, 13);
   check_exact<std::int64_t>(h, sizes, std::int64_t{3}, rk::maximum{}, small_integer<std::int64_t>, 14);
   check_exact<std::uint32_t>(h, sizes, 0x5au, rk::bit_xor{}, small_integer<std::uint32_t>, 15);
-  check_exact<std::uint32_t>(h, sizes, 0xffffffffu, rk::bit_and{}, [](std::mt19937_64& rng) {
-    return static_cast<std::uint32_t>(rng() | rng()); // leaves a few bits set
-  }, 16);
-  check_exact<std::uint64_t>(h, sizes, std::uint64_t{0}, rk::bit_or{}, [](std::mt19937_64& rng) {
-    return std::uint64_t{1} << (rng() % 64);
-  }, 17);
+  check_exact<std::uint32_t>(
+    h, sizes, 0xffffffffu, rk::bit_and{},
+    [](std::mt19937_64& rng) {
+      return static_cast<std::uint32_t>(rng() | rng()); // leaves a few bits set
+    },
+    16);
+  check_exact<std::uint64_t>(
+    h, sizes, std::uint64_t{0}, rk::bit_or{}, [](std::mt19937_64& rng) { return std::uint64_t{1} << (rng() % 64); },
+    17);
   if constexpr (!H::commutative_only)
   {
     check_exact<std::int8_t>(h, sizes, std::int8_t{100}, rk::minimum{}, small_integer<std::int8_t>, 18);
@@ -107,8 +110,8 @@ void floating_point(const H& h)
     {
       CAPTURE(n);
       CAPTURE(where);
-      auto items   = random_items<float>(n, 22 ^ n, unit_float);
-      items[where] = std::numeric_limits<float>::quiet_NaN();
+      auto items          = random_items<float>(n, 22 ^ n, unit_float);
+      items[where]        = std::numeric_limits<float>::quiet_NaN();
       const auto with_nan = h.upload(items);
       CHECK(std::isnan(rk::reduce(h.policy, with_nan.begin(), with_nan.end(), 0.0f, rk::minimum{})));
       CHECK(std::isnan(rk::reduce(h.policy, with_nan.begin(), with_nan.end(), 0.0f, rk::maximum{})));
@@ -149,9 +152,9 @@ void non_commutative(const H& h)
     const auto indices = h.generated(index_identity{}, 0);
     CHECK(rk::reduce(h.policy, indices, indices + n, std::int64_t{42}, take_first{}) == 42);
   }
-  auto random_mat2   = [](std::mt19937_64& rng) {
-    return mat2{static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng()),
-                static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng())};
+  auto random_mat2 = [](std::mt19937_64& rng) {
+    return mat2{static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng()),
+                static_cast<std::uint32_t>(rng())};
   };
   auto random_affine = [](std::mt19937_64& rng) {
     return affine{static_cast<std::uint32_t>(rng() | 1u), static_cast<std::uint32_t>(rng())};

@@ -28,27 +28,37 @@ inline const char* name(segment_layout l)
 {
   switch (l)
   {
-    case segment_layout::all_1: return "all 1";
-    case segment_layout::all_4: return "all 4";
-    case segment_layout::all_32: return "all 32";
-    case segment_layout::all_256: return "all 256";
-    case segment_layout::all_4096: return "all 4096";
-    case segment_layout::all_65536: return "all 65536";
-    case segment_layout::huge_plus_tiny: return "one huge plus 1-8";
-    case segment_layout::power_law: return "power law";
-    case segment_layout::half_empty: return "half empty";
-    case segment_layout::one_segment: return "one segment";
+    case segment_layout::all_1:
+      return "all 1";
+    case segment_layout::all_4:
+      return "all 4";
+    case segment_layout::all_32:
+      return "all 32";
+    case segment_layout::all_256:
+      return "all 256";
+    case segment_layout::all_4096:
+      return "all 4096";
+    case segment_layout::all_65536:
+      return "all 65536";
+    case segment_layout::huge_plus_tiny:
+      return "one huge plus 1-8";
+    case segment_layout::power_law:
+      return "power law";
+    case segment_layout::half_empty:
+      return "half empty";
+    case segment_layout::one_segment:
+      return "one segment";
   }
   return "?";
 }
 
 inline const std::vector<segment_layout>& all_layouts()
 {
-  static const std::vector<segment_layout> layouts{
-    segment_layout::all_1,          segment_layout::all_4,     segment_layout::all_32,
-    segment_layout::all_256,        segment_layout::all_4096,  segment_layout::all_65536,
-    segment_layout::huge_plus_tiny, segment_layout::power_law, segment_layout::half_empty,
-    segment_layout::one_segment};
+  static const std::vector<segment_layout> layouts{segment_layout::all_1,          segment_layout::all_4,
+                                                   segment_layout::all_32,         segment_layout::all_256,
+                                                   segment_layout::all_4096,       segment_layout::all_65536,
+                                                   segment_layout::huge_plus_tiny, segment_layout::power_law,
+                                                   segment_layout::half_empty,     segment_layout::one_segment};
   return layouts;
 }
 
@@ -87,18 +97,31 @@ inline std::vector<std::int64_t> make_offsets(segment_layout layout, std::int64_
   auto push = [&](std::int64_t len) { offsets.push_back(offsets.back() + len); };
   switch (layout)
   {
-    case segment_layout::all_1: fixed(1); break;
-    case segment_layout::all_4: fixed(4); break;
-    case segment_layout::all_32: fixed(32); break;
-    case segment_layout::all_256: fixed(256); break;
-    case segment_layout::all_4096: fixed(4096); break;
-    case segment_layout::all_65536: fixed(65536); break;
-    case segment_layout::one_segment: push(total); break;
-    case segment_layout::huge_plus_tiny:
-    {
+    case segment_layout::all_1:
+      fixed(1);
+      break;
+    case segment_layout::all_4:
+      fixed(4);
+      break;
+    case segment_layout::all_32:
+      fixed(32);
+      break;
+    case segment_layout::all_256:
+      fixed(256);
+      break;
+    case segment_layout::all_4096:
+      fixed(4096);
+      break;
+    case segment_layout::all_65536:
+      fixed(65536);
+      break;
+    case segment_layout::one_segment:
+      push(total);
+      break;
+    case segment_layout::huge_plus_tiny: {
       const std::int64_t huge = total / 2, at = static_cast<std::int64_t>(rng.next() % 1000);
       std::int64_t tiny_left = total - huge, count = 0;
-      bool placed            = false;
+      bool placed = false;
       while (tiny_left > 0 || !placed)
       {
         if (!placed && (count == at || tiny_left == 0))

@@ -54,7 +54,8 @@ struct to_float_affine
   RK_HOST_DEVICE float_affine operator()(std::int64_t i) const
   {
     const std::uint64_t h = splitmix64(static_cast<std::uint64_t>(i));
-    return float_affine{0.75f + static_cast<float>(h & 0xffff) / 131072.0f, static_cast<float>((h >> 16) & 0xffff) / 65536.0f - 0.5f};
+    return float_affine{0.75f + static_cast<float>(h & 0xffff) / 131072.0f,
+                        static_cast<float>((h >> 16) & 0xffff) / 65536.0f - 0.5f};
   }
 };
 

@@ -3,15 +3,15 @@
 // is. When doctest only lists test cases (ctest's discovery), it prints nothing of its own and
 // lists skipped cases too, so that ctest knows every test and can report the skipped ones.
 #define DOCTEST_CONFIG_IMPLEMENT
-#include "reference.hpp"
 #include "test_main.hpp"
+#include "reference.hpp"
 
 #include <doctest/doctest.h>
 
 #include <cstdio>
 #include <cstring>
 
-std::string (*rk_test::suite_banner)() = nullptr;
+std::string (*rk_test::suite_banner)()   = nullptr;
 int (*rk_test::helper_main)(int, char**) = nullptr;
 
 int main(int argc, char** argv)

@@ -28,10 +28,11 @@ void arg_into(const gpu_policy<Backend, Provider>& policy, Input first, Input la
               const Op& op, const char* name)
 {
   using pointer = decltype(thrust::raw_pointer_cast(out));
-  static_assert(std::is_pointer_v<pointer> && std::is_same_v<std::remove_pointer_t<pointer>, Result>,
-                "rk::arg_min_into/arg_max_into/arg_max_last_into/arg_min_max_into write their result through a pointer (or "
-                "thrust::device_ptr) to device memory of the result type: rk::arg_result<value_type, difference_type> "
-                "(rk::arg_min_max_result<...> for arg_min_max_into)");
+  static_assert(
+    std::is_pointer_v<pointer> && std::is_same_v<std::remove_pointer_t<pointer>, Result>,
+    "rk::arg_min_into/arg_max_into/arg_max_last_into/arg_min_max_into write their result through a pointer (or "
+    "thrust::device_ptr) to device memory of the result type: rk::arg_result<value_type, difference_type> "
+    "(rk::arg_min_max_result<...> for arg_min_max_into)");
   Result* result = thrust::raw_pointer_cast(out);
   if (checked_distance(first, last) == 0)
   {

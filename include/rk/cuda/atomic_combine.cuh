@@ -56,9 +56,8 @@ inline constexpr atomic_kind atomic_kind_v = atomic_kind_of<Op, T>();
 
 /// Whether rk::atomic can combine T with Op at all.
 template <class T, class Op>
-inline constexpr bool has_atomic_route_v =
-  std::is_trivially_copyable_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)
-  && (atomic_kind_v<Op, T> != atomic_kind::add || std::is_arithmetic_v<T>);
+inline constexpr bool has_atomic_route_v = std::is_trivially_copyable_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)
+                                        && (atomic_kind_v<Op, T> != atomic_kind::add || std::is_arithmetic_v<T>);
 
 template <class T, class Op>
 __device__ void atomic_combine(T* target, const T& value, Op& op)

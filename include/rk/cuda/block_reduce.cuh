@@ -110,8 +110,8 @@ __device__ __forceinline__ slice_split split_items(offset_t count, int threads, 
 template <int MaxPerLane, class T, class It, class Op>
 __device__ T warp_reduce_items(It first, offset_t begin, offset_t count, Op& op, int lane)
 {
-  const slice_split s           = split_items(count, warp_threads, lane);
-  const uninitialized<T> mine   = reduce_slice<MaxPerLane, T>(first + (begin + s.begin), s.size, op);
+  const slice_split s         = split_items(count, warp_threads, lane);
+  const uninitialized<T> mine = reduce_slice<MaxPerLane, T>(first + (begin + s.begin), s.size, op);
   return warp_reduce(mine.value, op, lane, static_cast<int>(s.busy_threads));
 }
 
@@ -121,12 +121,14 @@ __device__ T warp_reduce_items(It first, offset_t begin, offset_t count, Op& op,
 template <int BlockThreads, class T, class Op>
 __device__ T block_combine_prefix(const T& mine, offset_t busy_threads, Op& op)
 {
-  constexpr int warps = BlockThreads / warp_threads;
-  const int lane      = static_cast<int>(threadIdx.x) % warp_threads;
-  const int warp      = static_cast<int>(threadIdx.x) / warp_threads;
+  constexpr int warps         = BlockThreads / warp_threads;
+  const int lane              = static_cast<int>(threadIdx.x) % warp_threads;
+  const int warp              = static_cast<int>(threadIdx.x) / warp_threads;
   const offset_t busy_in_warp = busy_threads - offset_t{warp} * warp_threads;
-  const int valid_lanes = busy_in_warp <= 0 ? 0 : busy_in_warp >= warp_threads ? warp_threads : static_cast<int>(busy_in_warp);
-  const T warp_total    = warp_reduce(mine, op, lane, valid_lanes);
+  const int valid_lanes       = busy_in_warp <= 0            ? 0
+                              : busy_in_warp >= warp_threads ? warp_threads
+                                                             : static_cast<int>(busy_in_warp);
+  const T warp_total          = warp_reduce(mine, op, lane, valid_lanes);
   if constexpr (warps == 1)
   {
     return warp_total;
@@ -161,7 +163,7 @@ __device__ T block_combine_prefix(const T& mine, offset_t busy_threads, Op& op)
 template <int BlockThreads, int MaxPerThread, class T, class It, class Op>
 __device__ T block_reduce_items(It first, offset_t count, Op& op)
 {
-  const slice_split s = split_items(count, BlockThreads, static_cast<int>(threadIdx.x));
+  const slice_split s         = split_items(count, BlockThreads, static_cast<int>(threadIdx.x));
   const uninitialized<T> mine = reduce_slice<MaxPerThread, T>(first + s.begin, s.size, op);
   // Threads with items form a prefix.
   return block_combine_prefix<BlockThreads>(mine.value, s.busy_threads, op);
@@ -212,12 +214,12 @@ __device__ T block_reduce_range(It first, const Chunks& chunks, const range_plan
   // A group of tiles must fill the 32 parts one warp reduction folds: warps must divide 32.
   static_assert(BlockThreads % warp_threads == 0 && warp_threads % warps == 0,
                 "block_threads must be 32 times a power of two, at most 1024");
-  constexpr int parts_per_group    = warp_threads;          // warp-parts folded per barrier: one warp reduce
-  constexpr int tiles_per_group    = warp_threads / warps;
-  constexpr offset_t tile_chunks   = offset_t{warps} * InFlight;
-  constexpr offset_t group_chunks  = tile_chunks * tiles_per_group;
-  const int lane = static_cast<int>(threadIdx.x) % warp_threads;
-  const int warp = static_cast<int>(threadIdx.x) / warp_threads;
+  constexpr int parts_per_group   = warp_threads; // warp-parts folded per barrier: one warp reduce
+  constexpr int tiles_per_group   = warp_threads / warps;
+  constexpr offset_t tile_chunks  = offset_t{warps} * InFlight;
+  constexpr offset_t group_chunks = tile_chunks * tiles_per_group;
+  const int lane                  = static_cast<int>(threadIdx.x) % warp_threads;
+  const int warp                  = static_cast<int>(threadIdx.x) / warp_threads;
 
   const offset_t per_block   = plan.chunks / plan.blocks;
   const offset_t extra_block = plan.chunks % plan.blocks;
@@ -240,8 +242,8 @@ __device__ T block_reduce_range(It first, const Chunks& chunks, const range_plan
       if (mine < block_end)
       {
         maybe<T> part;
-        warp_reduce_chunks<InFlight>(chunks, mine, mine + InFlight < block_end ? mine + InFlight : block_end, part,
-                                     op, lane);
+        warp_reduce_chunks<InFlight>(chunks, mine, mine + InFlight < block_end ? mine + InFlight : block_end, part, op,
+                                     lane);
         if (lane == 0)
         {
           ::new (static_cast<void*>(parts + tile * warps + warp)) T(part.slot.value);

@@ -72,8 +72,7 @@ constexpr backend_choice choose_backend(std::int64_t n, bool atomic_usable = tru
   }
   else
   {
-    if (prefers_atomic_v<T, Op> && atomic_usable && n >= automatic_atomic_min_items
-        && n < automatic_atomic_max_items)
+    if (prefers_atomic_v<T, Op> && atomic_usable && n >= automatic_atomic_min_items && n < automatic_atomic_max_items)
     {
       return {gpu_backend::atomic, "integer T with a hardware atomic, at a size where atomic measured fastest "
                                    "(exact and deterministic for integers)"};
@@ -190,8 +189,8 @@ decltype(auto) with_launcher(std::int64_t n, bool atomic_usable, F&& f)
   {
     return f(atomic_launcher<Provider, Input, T, Op>{});
   }
-  else if constexpr (Backend == gpu_backend::single_pass || !ResultInDevice || !atomic_eligible_v<T, Op>
-                     || !prefers_atomic_v<T, Op>)
+  else if constexpr (Backend == gpu_backend::single_pass || !ResultInDevice
+                     || !atomic_eligible_v<T, Op> || !prefers_atomic_v<T, Op>)
   {
     (void) n;
     (void) atomic_usable;
@@ -217,12 +216,13 @@ void enqueue_reduction(Input input, std::int64_t n, const initial_value<T>& init
 {
   const bool atomic_usable = ResultInDevice && reinterpret_cast<std::uintptr_t>(out) % sizeof(T) == 0;
   with_launcher<Backend, ResultInDevice, Provider, Input, T, Op>(n, atomic_usable, [&](auto launcher) {
-    using launcher_type = decltype(launcher);
-    using agent         = typename launcher_type::agent;
-    const auto plan     = agent::plan(n, launcher_type::max_blocks(device));
-    scratch_lease scratch =
-      lease_scratch(device.ordinal, stream, sizeof(T), static_cast<std::size_t>(agent::partial_values(plan)) * sizeof(T));
-    constexpr bool via_device = !ResultInDevice && std::is_same_v<launcher_type, atomic_launcher<Provider, Input, T, Op>>;
+    using launcher_type       = decltype(launcher);
+    using agent               = typename launcher_type::agent;
+    const auto plan           = agent::plan(n, launcher_type::max_blocks(device));
+    scratch_lease scratch     = lease_scratch(device.ordinal, stream, sizeof(T),
+                                              static_cast<std::size_t>(agent::partial_values(plan)) * sizeof(T));
+    constexpr bool via_device = !ResultInDevice
+                             && std::is_same_v<launcher_type, atomic_launcher<Provider, Input, T, Op>>;
     launcher_type::launch(input, plan, init, via_device ? static_cast<T*>(scratch.result) : out, op, stream, scratch);
     if constexpr (via_device)
     {
@@ -313,8 +313,8 @@ void reduce_into(const gpu_policy<Backend, Provider>& policy, InputIt first, Inp
   const auto& op = detail::to_device_operator(user_op);
   using Op       = detail::device_operator_t<BinaryOp>;
   detail::check_gpu_call<Backend, InputIt, T, Op>();
-  T* result            = detail::unwrap_output<T>(out);
-  const std::int64_t n = detail::checked_distance(first, last);
+  T* result                          = detail::unwrap_output<T>(out);
+  const std::int64_t n               = detail::checked_distance(first, last);
   const detail::device_facts& device = detail::current_device_facts();
   if constexpr (!std::is_same_v<typename thrust::iterator_system<OutputPtr>::type, thrust::device_system_tag>)
   {
@@ -328,7 +328,7 @@ void reduce_into(const gpu_policy<Backend, Provider>& policy, InputIt first, Inp
   }
   detail::with_kernel_input(first, &device, [&](auto input) {
     detail::enqueue_reduction<Backend, true, Provider>(input, n, detail::with_init(init), result, op, policy.stream,
-                                                        device);
+                                                       device);
   });
 }
 
@@ -390,8 +390,8 @@ explanation explain_dispatch(const gpu_policy<Backend, Provider>&, InputIt first
   {
     // rk::explain describes rk::reduce, whose result goes to host memory; say so where
     // rk::reduce_into (result in device memory) would choose differently.
-    const auto choice = detail::choose_backend<T, Op>(n, false);
-    const auto into   = detail::choose_backend<T, Op>(n, true);
+    const auto choice        = detail::choose_backend<T, Op>(n, false);
+    const auto into          = detail::choose_backend<T, Op>(n, true);
     e.backend                = n == 0 ? "none" : to_string(choice.backend);
     e.stream_ordered_backend = n == 0 ? "none" : to_string(into.backend);
     reason                   = choice.reason;
@@ -410,7 +410,7 @@ explanation explain_dispatch(const gpu_policy<Backend, Provider>&, InputIt first
   {
     e.backend                = n == 0 ? "none" : to_string(Backend);
     e.stream_ordered_backend = e.backend;
-    reason                   = n == 0 ? "empty range: returns init, launches nothing, never calls op" : "requested explicitly";
+    reason = n == 0 ? "empty range: returns init, launches nothing, never calls op" : "requested explicitly";
   }
   reason += "; T: " + detail::type_description<T>();
   reason += std::string("; op commutative: ") + (is_commutative_v<Op> ? "yes" : "no");
@@ -422,7 +422,7 @@ explanation explain_dispatch(const gpu_policy<Backend, Provider>&, InputIt first
     using agent      = detail::reduce_agent<Provider, input_type, T>;
     // A pointer read through element_pointer: it does not start on a 16-byte boundary.
     constexpr bool realigned = std::is_pointer_v<detail::kernel_input_t<detail::source_iterator_t<InputIt>>>
-                           && detail::is_vector_item_v<typename agent::item> && !agent::vectorized;
+                            && detail::is_vector_item_v<typename agent::item> && !agent::vectorized;
     reason += std::string("; loads: ") + (agent::vectorized ? "16-byte vectors" : "one element at a time");
     if constexpr (realigned)
     {

@@ -58,8 +58,7 @@ struct element_pointer
 /// The type a kernel reads: the raw pointer behind a contiguous iterator (so device_vector
 /// iterators cost no device_reference indirection), or the iterator itself.
 template <class It>
-using kernel_input_t =
-  std::conditional_t<thrust::is_contiguous_iterator_v<It>, const iterator_item_t<It>*, It>;
+using kernel_input_t = std::conditional_t<thrust::is_contiguous_iterator_v<It>, const iterator_item_t<It>*, It>;
 
 template <class It>
 kernel_input_t<It> to_kernel_input(It it)

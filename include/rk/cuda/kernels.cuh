@@ -80,8 +80,8 @@ using as_grid_ordered = with_tree_shape<Provider, tree_shape::grid_ordered>;
 template <class Provider, class Input, class T>
 struct reduce_agent
 {
-  using item = tree_item_t<Input>; // the item read from memory (its size fixes the tiles)
-  static constexpr bool vectorized = vector_source<Input>::vectorizable;
+  using item                            = tree_item_t<Input>; // the item read from memory (its size fixes the tiles)
+  static constexpr bool vectorized      = vector_source<Input>::vectorizable;
   static constexpr reduce_tuning tuning = Provider::template get<item, vectorized>();
   static constexpr bool pairwise        = tuning.tree == tree_shape::pairwise_tiles;
   static constexpr int block_threads    = tuning.block_threads;
@@ -90,8 +90,8 @@ struct reduce_agent
   /// reproducible tree and a T of at most 8 bytes: 1024 threads' worth, 64 registers, which the
   /// body fits without spills. Left to itself ptxas gave it 72-95 registers (three 256-thread
   /// blocks per SM where four fit); at 48 registers (five blocks) it spilled, and ran slower.
-  static constexpr int min_blocks_per_sm =
-    pairwise && sizeof(T) <= 8 && block_threads < 1024 ? 1024 / block_threads : 1;
+  static constexpr int min_blocks_per_sm = pairwise && sizeof(T) <= 8 && block_threads < 1024 ? 1024 / block_threads
+                                                                                              : 1;
   static_assert(block_threads >= warp_threads && block_threads <= 1024 && block_threads % warp_threads == 0
                   && warp_threads % (block_threads / warp_threads) == 0,
                 "rk tuning: block_threads must be 32 times a power of two (32, 64, ..., 1024)");
@@ -106,7 +106,7 @@ struct reduce_agent
   /// A tile of the reproducible tree: each lane reads 32 bytes (two 16-byte vectors, or
   /// tile_lane_items elements through the iterator).
   static constexpr int lane_items = tile_lane_items<item>;
-  using transform   = typename vector_source<Input>::transform;
+  using transform                 = typename vector_source<Input>::transform;
   using tile_chunks = std::conditional_t<vectorized, vector_chunks<item, T, tile_lane_bytes / vector_bytes, transform>,
                                          iterator_chunks<Input, T, lane_items>>;
   using grid_chunks = std::conditional_t<vectorized, vector_chunks<item, T, tuning.lane_units, transform>,

@@ -52,9 +52,9 @@ offset_t reduce_runs(const gpu_policy<Backend, Provider>& policy, Keys keys, std
   tile_bytes                   = align_up(tile_bytes, 256);
 
   // Scratch: [long runs | their begins | their ends | tile states | segmented reduce's scratch].
-  scratch_lease scratch =
-    lease_scratch(device.ordinal, stream, sizeof(T), 3 * list_bytes + tile_bytes + launch.scratch_bytes());
-  auto* base = static_cast<unsigned char*>(scratch.partials);
+  scratch_lease scratch = lease_scratch(device.ordinal, stream, sizeof(T),
+                                        3 * list_bytes + tile_bytes + launch.scratch_bytes());
+  auto* base            = static_cast<unsigned char*>(scratch.partials);
   run_pass_outputs<Head> pass{};
   pass.long_run   = reinterpret_cast<Head*>(base);
   pass.long_begin = reinterpret_cast<Head*>(base + list_bytes);
@@ -66,8 +66,8 @@ offset_t reduce_runs(const gpu_policy<Backend, Provider>& policy, Keys keys, std
   launch_kernel(init_run_tiles_kernel<Head>, static_cast<unsigned>(tile_count(tiles, 256)), 256, stream,
                 "rk::reduce_by_key: preparing the run pass", pass.tiles, static_cast<int>(tiles));
   launch_kernel(reduce_runs_kernel<Head, key_type, item, T, Keys, Values, UniqueKeys, RunValues, Init, KeyEqual, Op>,
-                static_cast<unsigned>(tiles), shape::threads, stream, "rk::reduce_by_key: launching the run pass",
-                keys, values, static_cast<Head>(n), unique_keys, run_values, init, key_equal, op, pass);
+                static_cast<unsigned>(tiles), shape::threads, stream, "rk::reduce_by_key: launching the run pass", keys,
+                values, static_cast<Head>(n), unique_keys, run_values, init, key_equal, op, pass);
   throw_on_error(cudaStreamSynchronize(stream), "rk::reduce_by_key: waiting for the run count");
   Head counts[2] = {};
   std::memcpy(counts, totals.get(), sizeof(counts));
@@ -127,11 +127,10 @@ std::pair<KeyOut, ValueOut> reduce_by_key_dispatch(const gpu_policy<Backend, Pro
   auto run_values                    = detail::to_device_access(values_out, "the values output", device);
   // n + 1 heads, the last one n itself, must fit the head type.
   const detail::offset_t count =
-    n < INT32_MAX
-      ? detail::reduce_runs<std::int32_t, Backend, Provider, T>(policy, keys, n, values, unique_keys, run_values, init,
-                                                                op, key_equal, device)
-      : detail::reduce_runs<std::int64_t, Backend, Provider, T>(policy, keys, n, values, unique_keys, run_values, init,
-                                                                op, key_equal, device);
+    n < INT32_MAX ? detail::reduce_runs<std::int32_t, Backend, Provider, T>(policy, keys, n, values, unique_keys,
+                                                                            run_values, init, op, key_equal, device)
+                  : detail::reduce_runs<std::int64_t, Backend, Provider, T>(policy, keys, n, values, unique_keys,
+                                                                            run_values, init, op, key_equal, device);
   return {keys_out + count, values_out + count};
 }
 } // namespace rk

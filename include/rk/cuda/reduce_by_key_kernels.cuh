@@ -58,13 +58,12 @@ template <class Key, class Item, class T>
 struct run_pass_shape
 {
   static constexpr std::size_t widest = std::max({sizeof(Key), sizeof(Item), sizeof(T)});
-  static constexpr int threads = widest <= 16 ? 256 : widest <= 64 ? 128 : widest <= 128 ? 64 : 32;
-  static constexpr int items   = widest >= run_pass_thread_bytes ? 1
-                                 : run_pass_thread_bytes / widest > 16
-                                   ? 16
-                                   : static_cast<int>(run_pass_thread_bytes / widest);
-  static constexpr int short_max  = tile_lane_items<Item> < items ? tile_lane_items<Item> : items;
-  static constexpr int tile_items = threads * items;
+  static constexpr int threads        = widest <= 16 ? 256 : widest <= 64 ? 128 : widest <= 128 ? 64 : 32;
+  static constexpr int items          = widest >= run_pass_thread_bytes     ? 1
+                                      : run_pass_thread_bytes / widest > 16 ? 16
+                                                                            : static_cast<int>(run_pass_thread_bytes / widest);
+  static constexpr int short_max      = tile_lane_items<Item> < items ? tile_lane_items<Item> : items;
+  static constexpr int tile_items     = threads * items;
 };
 
 /// Runs and long runs, as one value of the look-back: packed in 64 bits while the counts fit 32
@@ -171,18 +170,18 @@ __global__ void __launch_bounds__(run_pass_shape<Key, Item, T>::threads, run_pas
   reduce_runs_kernel(Keys keys, Values values, Head n, UniqueKeys unique_keys, RunValues run_values, Init init,
                      KeyEqual key_equal, Op op, run_pass_outputs<Head> out)
 {
-  using shape                     = run_pass_shape<Key, Item, T>;
-  using tally                     = run_tally<Head>;
-  using tally_type                = typename tally::type;
-  constexpr int threads           = shape::threads;
-  constexpr int items             = shape::items;
-  constexpr int short_max         = shape::short_max;
-  constexpr int tile_items        = shape::tile_items;
+  using shape                       = run_pass_shape<Key, Item, T>;
+  using tally                       = run_tally<Head>;
+  using tally_type                  = typename tally::type;
+  constexpr int threads             = shape::threads;
+  constexpr int items               = shape::items;
+  constexpr int short_max           = shape::short_max;
+  constexpr int tile_items          = shape::tile_items;
   constexpr bool items_in_registers = std::is_trivially_default_constructible_v<Item>;
-  using tally_scan                = cub::BlockScan<tally_type, threads>;
+  using tally_scan                  = cub::BlockScan<tally_type, threads>;
   // CUB's default back-off: with no sleep between polls the look-back measured slower (H100, 2^26
   // items, 2048-item tiles: 474 against 433 us for the whole call at runs of 10^6).
-  using look_back                 = cub::TilePrefixCallbackOp<tally_type, ::cuda::std::plus<>, run_tile_state<Head>>;
+  using look_back = cub::TilePrefixCallbackOp<tally_type, ::cuda::std::plus<>, run_tile_state<Head>>;
 
   __shared__ typename tally_scan::TempStorage scan_storage;
   __shared__ typename look_back::TempStorage look_back_storage;
@@ -195,10 +194,10 @@ __global__ void __launch_bounds__(run_pass_shape<Key, Item, T>::threads, run_pas
   __shared__ alignas(Key) unsigned char staged_key_raw[staged_places * sizeof(Key)];
   __shared__ alignas(T) unsigned char staged_value_raw[staged_places * sizeof(T)];
   __shared__ unsigned long_places[tile_items / warp_threads]; // bit k: run place k is long (no value here)
-  Key* last_key     = reinterpret_cast<Key*>(last_key_raw);
-  T* carry          = reinterpret_cast<T*>(carry_raw);
-  Key* staged_key   = reinterpret_cast<Key*>(staged_key_raw);
-  T* staged_value   = reinterpret_cast<T*>(staged_value_raw);
+  Key* last_key   = reinterpret_cast<Key*>(last_key_raw);
+  T* carry        = reinterpret_cast<T*>(carry_raw);
+  Key* staged_key = reinterpret_cast<Key*>(staged_key_raw);
+  T* staged_value = reinterpret_cast<T*>(staged_value_raw);
 
   const int t           = static_cast<int>(threadIdx.x);
   const int tile        = static_cast<int>(blockIdx.x);
@@ -212,7 +211,7 @@ __global__ void __launch_bounds__(run_pass_shape<Key, Item, T>::threads, run_pas
   {
     long_places[w] = 0;
   }
-  const bool ends_data  = n - my_first <= items; // the data ends in this thread, or before it
+  const bool ends_data = n - my_first <= items; // the data ends in this thread, or before it
 
   // Keys, and head flags: bit i when item i starts a run.
   Key key[items];
@@ -233,8 +232,10 @@ __global__ void __launch_bounds__(run_pass_shape<Key, Item, T>::threads, run_pas
   unsigned heads = 0;
   if (mine > 0)
   {
-    const bool first_starts = t > 0 ? !key_equal(last_key[t - 1], key[0]) : reads_before ? !key_equal(beside, key[0]) : true;
-    heads = first_starts ? 1u : 0u;
+    const bool first_starts = t > 0        ? !key_equal(last_key[t - 1], key[0])
+                            : reads_before ? !key_equal(beside, key[0])
+                                           : true;
+    heads                   = first_starts ? 1u : 0u;
 #pragma unroll
     for (int i = 1; i < items; ++i)
     {
@@ -256,14 +257,14 @@ __global__ void __launch_bounds__(run_pass_shape<Key, Item, T>::threads, run_pas
   __syncthreads();
 
   // Whether a run starts right after this thread's last item (or the data ends there).
-  const bool next_starts = ends_data              ? true
-                           : t == threads - 1     ? !key_equal(key[items - 1], beside)
-                                                  : lead_of[t + 1] == 0;
+  const bool next_starts = ends_data        ? true
+                         : t == threads - 1 ? !key_equal(key[items - 1], beside)
+                                            : lead_of[t + 1] == 0;
   // How the run open at this thread's end ends: here, within short_max in the next thread, or
   // farther (then it is long, as is every run that crosses a tile boundary).
   const bool trail_here          = last_head >= 0 && next_starts;
-  const bool trail_crosses_short =
-    last_head >= 0 && !next_starts && t < threads - 1 && trail + lead_of[t + 1] <= short_max;
+  const bool trail_crosses_short = last_head >= 0 && !next_starts && t < threads - 1
+                                && trail + lead_of[t + 1] <= short_max;
   // The items before the first head finish a short run begun in the thread before.
   const bool lead_short = lead > 0 && t > 0 && trail_of[t - 1] >= 0 && trail_of[t - 1] + lead <= short_max;
   // Or they end a long run: its end is recorded here.
@@ -336,10 +337,10 @@ __global__ void __launch_bounds__(run_pass_shape<Key, Item, T>::threads, run_pas
     tile_prefix = prefix.GetExclusivePrefix();
     tile_tally  = prefix.GetBlockAggregate();
   }
-  const Head run_prefix      = tally::runs(prefix_tally);
-  const Head long_prefix     = tally::longs(prefix_tally);
-  const Head tile_run_first  = tally::runs(tile_prefix);
-  const int tile_runs        = static_cast<int>(tally::runs(tile_tally));
+  const Head run_prefix     = tally::runs(prefix_tally);
+  const Head long_prefix    = tally::longs(prefix_tally);
+  const Head tile_run_first = tally::runs(tile_prefix);
+  const int tile_runs       = static_cast<int>(tally::runs(tile_tally));
   if (t == 0 && tile == static_cast<int>(gridDim.x) - 1)
   {
     out.totals[0] = tile_run_first + tile_runs;

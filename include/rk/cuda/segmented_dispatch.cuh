@@ -126,24 +126,24 @@ struct element_agent_of<true, Provider, Input, T>
 /// them (no memset per call). The size depends on the device and T, not on the segments (the long
 /// list has a fixed capacity), so a caller that needs scratch of its own (rk::reduce_by_key) can
 /// take both in one lease.
-template <gpu_backend Backend, class Provider, class Input, class Segments, class Output, class T, class Init,
-          class Op>
+template <gpu_backend Backend, class Provider, class Input, class Segments, class Output, class T, class Init, class Op>
 struct segmented_launch
 {
   // The item read from memory: its size fixes the tiles, and every kernel must count them alike
   // (an input adaptor's items are its base's).
-  using item = tree_item_t<Input>;
+  using item                      = tree_item_t<Input>;
   static constexpr part_join join = Backend == gpu_backend::two_pass ? part_join::finish_kernel
-                                    : Backend == gpu_backend::atomic ? part_join::atomic
+                                  : Backend == gpu_backend::atomic   ? part_join::atomic
                                                                      : part_join::last_block;
   // rk::atomic combines parts in arrival order, so a fixed tree would buy it nothing.
-  using provider = with_tree_shape<Provider, join == part_join::atomic ? tree_shape::grid_ordered
-                                                                       : tree_shape::pairwise_tiles>;
+  using provider =
+    with_tree_shape<Provider, join == part_join::atomic ? tree_shape::grid_ordered : tree_shape::pairwise_tiles>;
   using vector_agent  = reduce_agent<provider, Input, T>;
   using element_agent = typename element_agent_of<vector_agent::vectorized, provider, Input, T>::type;
   static constexpr auto short_kernel =
     short_segments_kernel<item, T, join == part_join::atomic, Input, Segments, Output, Init, Op>;
-  static constexpr auto long_kernel = long_segments_kernel<vector_agent, element_agent, join, T, Input, Output, Init, Op>;
+  static constexpr auto long_kernel =
+    long_segments_kernel<vector_agent, element_agent, join, T, Input, Output, Init, Op>;
   static constexpr std::size_t capacity = long_segment_capacity;
 
   std::int64_t short_cap;
@@ -155,13 +155,13 @@ struct segmented_launch
   {
     // Grids: the short kernel one wave at most, and at most one block per 32 segments; the long
     // kernel one wave, whose blocks take the plan's parts from a queue.
-    short_cap =
-      std::int64_t{resident_blocks_per_sm<short_kernel>(segment_block_threads, device.ordinal)} * device.multiprocessors;
-    long_grid = max_grid<long_kernel>(vector_agent::tuning, vector_agent::block_threads, device);
+    short_cap = std::int64_t{resident_blocks_per_sm<short_kernel>(segment_block_threads, device.ordinal)}
+              * device.multiprocessors;
+    long_grid    = max_grid<long_kernel>(vector_agent::tuning, vector_agent::block_threads, device);
     list_bytes   = align_up((5 * capacity + 1) * sizeof(offset_t), 256);
     values_bytes = join == part_join::atomic
-                     ? 0
-                     : static_cast<std::size_t>(long_segment_list::values_needed<T>(long_grid)) * sizeof(T);
+                   ? 0
+                   : static_cast<std::size_t>(long_segment_list::values_needed<T>(long_grid)) * sizeof(T);
   }
 
   std::size_t scratch_bytes() const
@@ -175,22 +175,22 @@ struct segmented_launch
                sync_counters* counters, cudaStream_t stream, const device_facts& device) const
   {
     long_segment_list list{};
-    list.parts_target      = long_grid;
-    list.appended          = &counters->long_appended;
-    list.parts_taken       = &counters->long_parts_taken;
-    list.departures        = &counters->long_departures;
-    list.segment_arrivals  = counters->long_segment_arrivals;
-    auto* base             = static_cast<unsigned char*>(scratch);
-    auto* arrays           = reinterpret_cast<offset_t*>(base);
-    list.segment           = arrays;
-    list.first_item        = arrays + capacity;
-    list.items             = arrays + 2 * capacity;
-    list.order             = arrays + 3 * capacity;
-    list.part_prefix       = arrays + 4 * capacity;
-    T* values              = reinterpret_cast<T*>(base + list_bytes);
+    list.parts_target     = long_grid;
+    list.appended         = &counters->long_appended;
+    list.parts_taken      = &counters->long_parts_taken;
+    list.departures       = &counters->long_departures;
+    list.segment_arrivals = counters->long_segment_arrivals;
+    auto* base            = static_cast<unsigned char*>(scratch);
+    auto* arrays          = reinterpret_cast<offset_t*>(base);
+    list.segment          = arrays;
+    list.first_item       = arrays + capacity;
+    list.items            = arrays + 2 * capacity;
+    list.order            = arrays + 3 * capacity;
+    list.part_prefix      = arrays + 4 * capacity;
+    T* values             = reinterpret_cast<T*>(base + list_bytes);
 
     unsigned long long* error_word = device_error_word(device.ordinal);
-    const std::int64_t short_grid = std::min<std::int64_t>(short_cap, (segments.count + 31) / 32);
+    const std::int64_t short_grid  = std::min<std::int64_t>(short_cap, (segments.count + 31) / 32);
     launch_kernel(short_kernel, static_cast<unsigned>(short_grid), segment_block_threads, stream,
                   "rk::segmented_reduce: launching the short-segment kernel", input, segments, output, init, list,
                   error_word, op);
@@ -205,8 +205,7 @@ struct segmented_launch
         constexpr int finish_threads = vector_agent::block_threads;
         launch_kernel(long_segments_finish_kernel<finish_threads, item, T, Output, Init, Op>,
                       static_cast<unsigned>(std::min<std::int64_t>(long_grid, capacity)), finish_threads, stream,
-                      "rk::segmented_reduce: launching the long-segment finish kernel", list, values, output, init,
-                      op);
+                      "rk::segmented_reduce: launching the long-segment finish kernel", list, values, output, init, op);
       }
     }
     catch (...)
@@ -223,7 +222,8 @@ struct segmented_launch
 template <gpu_backend Backend, class OutputIt, class T>
 inline constexpr bool segmented_output_fits_v =
   Backend != gpu_backend::atomic
-  || (thrust::is_contiguous_iterator_v<OutputIt> && std::is_same_v<typename std::iterator_traits<OutputIt>::value_type, T>);
+  || (thrust::is_contiguous_iterator_v<OutputIt>
+      && std::is_same_v<typename std::iterator_traits<OutputIt>::value_type, T>);
 
 /// What rk::device runs for segmented reduce: rk::atomic for an integer T whose op has a hardware
 /// atomic, into contiguous memory of T (exact, so the bits are single_pass's), single_pass
@@ -232,11 +232,11 @@ inline constexpr bool segmented_output_fits_v =
 /// -> 105.0 us, 65536-item segments 118.5 -> 110.4, power law 149.1 -> 141.5; rows without long
 /// segments unchanged (all 1: 455.8 / 454.7).
 template <gpu_backend Backend, class T, class Op, class OutputIt>
-inline constexpr gpu_backend segmented_backend_v =
-  Backend == gpu_backend::automatic && prefers_atomic_v<T, Op> && atomic_eligible_v<T, Op>
-      && segmented_output_fits_v<gpu_backend::atomic, OutputIt, T>
-    ? gpu_backend::atomic
-    : Backend;
+inline constexpr gpu_backend segmented_backend_v = Backend == gpu_backend::automatic
+                                                    && prefers_atomic_v<T, Op> && atomic_eligible_v<T, Op>
+                                                    && segmented_output_fits_v<gpu_backend::atomic, OutputIt, T>
+                                                   ? gpu_backend::atomic
+                                                   : Backend;
 } // namespace detail
 
 /// What rk::segmented_reduce runs for these types on this policy: the backend segmented_dispatch
@@ -268,8 +268,8 @@ explanation explain_segmented_dispatch(const gpu_policy<Backend, Provider>&, Inp
                        "results are exact)")
          : std::string("by the last block of each segment to finish; each segment gets rk::reduce's tree"));
   // As rk::explain: integer atomics are exact, so their bits do not depend on the order.
-  const bool exact =
-    !atomic || (std::is_integral_v<T> && detail::atomic_kind_v<Op, T> != detail::atomic_kind::compare_and_swap);
+  const bool exact = !atomic
+                  || (std::is_integral_v<T> && detail::atomic_kind_v<Op, T> != detail::atomic_kind::compare_and_swap);
   return {to_string(Backend), backend, backend, segments, why, exact};
 }
 
@@ -298,7 +298,7 @@ void segmented_dispatch(const gpu_policy<Backend, Provider>& policy, InputIt fir
     auto input                         = detail::to_device_access(first, "the input range", device);
     auto segments                      = detail::to_device_segments(host_segments, device);
     auto output                        = detail::to_device_output(out, device);
-    constexpr gpu_backend backend = detail::segmented_backend_v<Backend, T, Op, OutputIt>;
+    constexpr gpu_backend backend      = detail::segmented_backend_v<Backend, T, Op, OutputIt>;
     if constexpr (backend == gpu_backend::atomic)
     {
       // rk::device picks atomic for integer T only, where a T* off sizeof(T) is no valid pointer:
@@ -308,8 +308,8 @@ void segmented_dispatch(const gpu_policy<Backend, Provider>& policy, InputIt fir
     }
     const detail::segmented_launch<backend, Provider, decltype(input), decltype(segments), decltype(output), T, T, Op>
       launch(device);
-    detail::scratch_lease scratch =
-      detail::lease_scratch(device.ordinal, policy.stream, sizeof(T), launch.scratch_bytes());
+    detail::scratch_lease scratch = detail::lease_scratch(device.ordinal, policy.stream, sizeof(T),
+                                                          launch.scratch_bytes());
     launch.enqueue(input, segments, output, init, op, scratch.partials, scratch.counters, policy.stream, device);
     scratch.close();
   }

@@ -80,16 +80,16 @@ enum class part_join
 /// The long list and what the long-segment kernels keep per listed segment, in the call's scratch.
 struct long_segment_list
 {
-  unsigned* appended;          ///< segments offered to the list (zero when the call starts)
-  unsigned* parts_taken;       ///< parts the long-segment kernel's blocks have taken (zero)
-  unsigned* departures;        ///< blocks of the list's last kernel that have left (zero)
-  offset_t* segment;           ///< [capacity] the segment's index
-  offset_t* first_item;        ///< [capacity] its first item
-  offset_t* items;             ///< [capacity] its length
-  offset_t* order;             ///< [capacity] the listed segment at each place of the queue
-  offset_t* part_prefix;       ///< [capacity + 1] parts queued before each place
-  unsigned* segment_arrivals;  ///< [capacity] blocks finished per listed segment (zero)
-  offset_t parts_target;       ///< blocks of the long-segment kernel: the plan's fair shares
+  unsigned* appended;         ///< segments offered to the list (zero when the call starts)
+  unsigned* parts_taken;      ///< parts the long-segment kernel's blocks have taken (zero)
+  unsigned* departures;       ///< blocks of the list's last kernel that have left (zero)
+  offset_t* segment;          ///< [capacity] the segment's index
+  offset_t* first_item;       ///< [capacity] its first item
+  offset_t* items;            ///< [capacity] its length
+  offset_t* order;            ///< [capacity] the listed segment at each place of the queue
+  offset_t* part_prefix;      ///< [capacity + 1] parts queued before each place
+  unsigned* segment_arrivals; ///< [capacity] blocks finished per listed segment (zero)
+  offset_t parts_target;      ///< blocks of the long-segment kernel: the plan's fair shares
 
   RK_HOST_DEVICE offset_t parts_capacity() const
   {
@@ -154,16 +154,16 @@ __device__ __forceinline__ T window_node(const Input& first, offset_t begin, off
   constexpr offset_t tile = offset_t{warp_threads} * LaneItems;
   const offset_t tiles    = tile_count(n, tile);
   const int in_window     = static_cast<int>(tiles - w * warp_threads < warp_threads ? tiles - w * warp_threads
-                                                                                      : warp_threads);
+                                                                                     : warp_threads);
   uninitialized<T> tile_value;
-  int k = 0;
+  int k      = 0;
   using item = std::remove_cv_t<iterator_item_t<Input>>;
   if constexpr (std::is_trivially_default_constructible_v<item> && window_tiles_in_flight > 1)
   {
     // Full tiles, window_tiles_in_flight at a time: every lane's loads first, then the trees.
-    constexpr int batch        = window_tiles_in_flight;
-    const offset_t full_left   = n / tile - w * warp_threads;
-    const int full_in_window   = full_left < in_window ? static_cast<int>(full_left) : in_window;
+    constexpr int batch      = window_tiles_in_flight;
+    const offset_t full_left = n / tile - w * warp_threads;
+    const int full_in_window = full_left < in_window ? static_cast<int>(full_left) : in_window;
     for (; k + batch <= full_in_window; k += batch)
     {
       item v[batch][LaneItems];
@@ -195,7 +195,8 @@ __device__ __forceinline__ T window_node(const Input& first, offset_t begin, off
     {
       const offset_t at   = t * tile + offset_t{lane} * LaneItems;
       const offset_t left = n - at;
-      mine.emplace(lane_fold<LaneItems, T>(first, begin + at, left < LaneItems ? static_cast<int>(left) : LaneItems, op));
+      mine.emplace(
+        lane_fold<LaneItems, T>(first, begin + at, left < LaneItems ? static_cast<int>(left) : LaneItems, op));
     }
     const T v = warp_reduce(mine.value, op, lane, lanes);
     if (in_window == 1)
@@ -248,7 +249,8 @@ __device__ T group_tree(const Input& first, offset_t begin, offset_t n, Op& op, 
     if (rel < lanes)
     {
       const offset_t at = offset_t{rel} * LaneItems;
-      mine.emplace(lane_fold<LaneItems, T>(first, begin + at, n - at < LaneItems ? static_cast<int>(n - at) : LaneItems, op));
+      mine.emplace(
+        lane_fold<LaneItems, T>(first, begin + at, n - at < LaneItems ? static_cast<int>(n - at) : LaneItems, op));
     }
     return warp_reduce(mine.value, op, rel, lanes);
   }
@@ -276,8 +278,8 @@ struct segment_queue
 /// Reduces the queued segments, one per group of Width lanes, and stores op(init, tree).
 template <int Width, int BlockThreads, int LaneItems, class T, class Input, class Length, class Out, class Init,
           class Op>
-__device__ void reduce_queue(const Input& first, const segment_queue<BlockThreads, Length>& q, offset_t batch,
-                             Out& out, const Init& init, Op& op)
+__device__ void reduce_queue(const Input& first, const segment_queue<BlockThreads, Length>& q, offset_t batch, Out& out,
+                             const Init& init, Op& op)
 {
   constexpr int groups = BlockThreads / Width;
   const int rel        = static_cast<int>(threadIdx.x) % Width;
@@ -301,7 +303,6 @@ __device__ void reduce_queue(const Input& first, const segment_queue<BlockThread
 /// Segments by the group that reduces them: up to 4, 8 and 16 lanes' worth share a warp with
 /// others (8, 4, 2 per warp); longer ones take a warp each.
 inline constexpr int group_classes = 4;
-
 
 /// `SeedListed` (rk::atomic): a listed segment's output gets `init`, which its parts then combine into.
 template <class Item, class T, bool SeedListed, class Input, class Segments, class Out, class Init, class Op>
@@ -382,18 +383,18 @@ __global__ void __launch_bounds__(segment_block_threads)
         const offset_t lanes = (n + lane_items - 1) / lane_items;
         if (lanes <= 16)
         {
-          auto& q       = groups[lanes <= 4 ? 0 : lanes <= 8 ? 1 : 2];
-          const int at  = atomicAdd(&q.count, 1);
-          q.first[at]   = b;
-          q.items[at]   = static_cast<int>(n);
-          q.place[at]   = static_cast<short>(threadIdx.x);
+          auto& q      = groups[lanes <= 4 ? 0 : lanes <= 8 ? 1 : 2];
+          const int at = atomicAdd(&q.count, 1);
+          q.first[at]  = b;
+          q.items[at]  = static_cast<int>(n);
+          q.place[at]  = static_cast<short>(threadIdx.x);
         }
         else
         {
-          const int at      = atomicAdd(&warps.count, 1);
-          warps.first[at]   = b;
-          warps.items[at]   = n;
-          warps.place[at]   = static_cast<short>(threadIdx.x);
+          const int at    = atomicAdd(&warps.count, 1);
+          warps.first[at] = b;
+          warps.items[at] = n;
+          warps.place[at] = static_cast<short>(threadIdx.x);
         }
       }
       else if constexpr (SeedListed)
@@ -458,7 +459,7 @@ __device__ __forceinline__ offset_t long_tally_of(offset_t items, offset_t share
 __device__ __forceinline__ offset_t part_target(offset_t total, offset_t share, offset_t long_tally, offset_t blocks)
 {
   const offset_t long_parts = long_tally & 0xffffffff, long_segments = long_tally >> 32;
-  const offset_t room       = blocks - long_segments > 1 ? blocks - long_segments : 1;
+  const offset_t room = blocks - long_segments > 1 ? blocks - long_segments : 1;
   return long_parts <= blocks ? share : ceil_div(total, room);
 }
 
@@ -473,10 +474,10 @@ struct part_count
 template <class Item>
 __device__ __forceinline__ part_count parts_of(offset_t items, offset_t target)
 {
-  const offset_t tiles = tile_count(items, tile_items<Item>);
-  offset_t parts       = ceil_div(items, target);
-  parts                = parts < tiles ? parts : tiles;
-  parts                = parts < max_tree_parts ? parts : max_tree_parts;
+  const offset_t tiles      = tile_count(items, tile_items<Item>);
+  offset_t parts            = ceil_div(items, target);
+  parts                     = parts < tiles ? parts : tiles;
+  parts                     = parts < max_tree_parts ? parts : max_tree_parts;
   const offset_t part_items = items / parts;
   int c                     = 0;
   while (c < long_segment_part_classes - 1 && (part_items << (c + 1)) < target)
@@ -559,7 +560,7 @@ __global__ void __launch_bounds__(segment_block_threads) long_segments_plan_kern
     typename block_scan::TempStorage scan;
   } temp;
   __shared__ offset_t shared_total, shared_target;
-  const offset_t listed     = list.listed();
+  const offset_t listed = list.listed();
   if (listed <= warp_threads)
   {
     if (threadIdx.x < warp_threads)
@@ -691,8 +692,8 @@ __device__ maybe<T> reduce_segment_part(Input first, offset_t segment_first, con
 /// plan counts parts in tiles and the body in chunks: a part past the body's blocks reads nothing
 /// and yields nothing. Result valid in thread 0.
 template <class VectorAgent, class ElementAgent, class T, class Input, class Op>
-__device__ maybe<T> reduce_segment_range(Input first, offset_t segment_first, offset_t n, offset_t parts,
-                                         offset_t part, Op& op)
+__device__ maybe<T> reduce_segment_range(Input first, offset_t segment_first, offset_t n, offset_t parts, offset_t part,
+                                         Op& op)
 {
   return with_segment_agent<VectorAgent, ElementAgent>(first, segment_first, [&](auto agent, auto start) {
     using agent_type          = decltype(agent);
@@ -702,8 +703,8 @@ __device__ maybe<T> reduce_segment_range(Input first, offset_t segment_first, of
     maybe<T> total;
     if (part < blocks)
     {
-      total.set(agent_type::reduce_block(start, range_plan{n, chunks, static_cast<int>(blocks)},
-                                         static_cast<int>(part), op));
+      total.set(
+        agent_type::reduce_block(start, range_plan{n, chunks, static_cast<int>(blocks)}, static_cast<int>(part), op));
     }
     return total;
   });
@@ -732,12 +733,11 @@ __device__ inline offset_t listed_segment_of(const long_segment_list& list, offs
 /// block body (the reproducible tree's, or for part_join::atomic the grid-ordered one); `Join`
 /// is the backend's epilogue. The last block to leave returns the list's counters to zero, unless
 /// the finish kernel comes after it.
-template <class VectorAgent, class ElementAgent, part_join Join, class T, class Input, class Out, class Init,
-          class Op>
+template <class VectorAgent, class ElementAgent, part_join Join, class T, class Input, class Out, class Init, class Op>
 __global__ void __launch_bounds__(VectorAgent::block_threads,
-                           long_segment_min_blocks_per_sm * VectorAgent::block_threads <= 2048
-                             ? long_segment_min_blocks_per_sm
-                             : 2048 / VectorAgent::block_threads)
+                                  long_segment_min_blocks_per_sm* VectorAgent::block_threads <= 2048
+                                    ? long_segment_min_blocks_per_sm
+                                    : 2048 / VectorAgent::block_threads)
   long_segments_kernel(Input first, long_segment_list list, T* values, Out out, Init init, Op op)
 {
   static_assert(VectorAgent::block_threads == ElementAgent::block_threads, "both agents share the block");
@@ -760,19 +760,19 @@ __global__ void __launch_bounds__(VectorAgent::block_threads,
     {
       break;
     }
-    const offset_t place          = listed_segment_of(list, listed, job);
-    const offset_t entry          = list.order[place];
-    const offset_t prefix         = list.part_prefix[place];
-    const offset_t parts          = list.part_prefix[place + 1] - prefix;
-    const offset_t part           = job - prefix;
-    const offset_t n              = list.items[entry];
-    const offset_t s              = list.segment[entry];
+    const offset_t place  = listed_segment_of(list, listed, job);
+    const offset_t entry  = list.order[place];
+    const offset_t prefix = list.part_prefix[place];
+    const offset_t parts  = list.part_prefix[place + 1] - prefix;
+    const offset_t part   = job - prefix;
+    const offset_t n      = list.items[entry];
+    const offset_t s      = list.segment[entry];
     if constexpr (Join == part_join::atomic)
     {
       (void) values;
       (void) init;
-      const maybe<T> total =
-        reduce_segment_range<VectorAgent, ElementAgent, T>(first, list.first_item[entry], n, parts, part, op);
+      const maybe<T> total = reduce_segment_range<VectorAgent, ElementAgent, T>(first, list.first_item[entry], n, parts,
+                                                                                part, op);
       if (threadIdx.x == 0 && total.valid)
       {
         // The short kernel seeded out[s] with init (stream order makes that visible here).
@@ -784,8 +784,8 @@ __global__ void __launch_bounds__(VectorAgent::block_threads,
       const tree_plan plan          = {n, make_tile_split(tile_count(n, tile_items<item>), parts)};
       const tile_split& split       = plan.split;
       const tree_outputs<T> outputs = list.outputs(values, place, prefix);
-      const maybe<T> root =
-        reduce_segment_part<VectorAgent, ElementAgent>(first, list.first_item[entry], plan, part, outputs, op);
+      const maybe<T> root = reduce_segment_part<VectorAgent, ElementAgent>(first, list.first_item[entry], plan, part,
+                                                                           outputs, op);
       if (split.nodes() == 1)
       {
         if (threadIdx.x == 0)
@@ -827,9 +827,9 @@ __global__ void __launch_bounds__(BlockThreads)
   const offset_t listed = list.listed();
   for (offset_t place = blockIdx.x; place < listed; place += gridDim.x)
   {
-    const offset_t entry  = list.order[place];
-    const offset_t prefix = list.part_prefix[place];
-    const offset_t parts  = list.part_prefix[place + 1] - prefix;
+    const offset_t entry   = list.order[place];
+    const offset_t prefix  = list.part_prefix[place];
+    const offset_t parts   = list.part_prefix[place + 1] - prefix;
     const tile_split split = make_tile_split(tile_count(list.items[entry], tile_items<Item>), parts);
     if (split.nodes() == 1)
     {

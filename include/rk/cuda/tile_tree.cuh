@@ -264,10 +264,9 @@ __device__ void window_tree_with_pieces(T x, offset_t w0, int lo, int hi, int to
 /// store.
 template <class T, class Op>
 __device__ __forceinline__ void window_tree_without_pieces(T x, offset_t w0, int lo, int hi,
-                                                           const part_results<T>& results, T* pending, Op& op,
-                                                           int lane)
+                                                           const part_results<T>& results, T* pending, Op& op, int lane)
 {
-  const int top     = window_top(results.split);
+  const int top      = window_top(results.split);
   const bool in_part = lane >= lo && lane < hi;
   // Every level's shuffle runs, as in warp_reduce: a branch per level on `top` cost more than the
   // shuffle it saves (H100, float 2^20, globaltimer stamps in warp 0: 4 levels took ~400 cycles
@@ -391,11 +390,11 @@ template <int BlockThreads, int InFlight, int LaneItems, class T, class It, clas
 __device__ maybe<T> tree_reduce_part(It first, const Chunks& chunks, const tree_plan& plan, offset_t part,
                                      const tree_outputs<T>& out, Op& op)
 {
-  using staging = tile_staging<BlockThreads, InFlight, T>;
-  constexpr int round_tiles = staging::round_tiles;
+  using staging                = tile_staging<BlockThreads, InFlight, T>;
+  constexpr int round_tiles    = staging::round_tiles;
   constexpr offset_t ring_mask = staging::ring_tiles - 1;
-  const int lane = static_cast<int>(threadIdx.x) % warp_threads;
-  const int warp = static_cast<int>(threadIdx.x) / warp_threads;
+  const int lane               = static_cast<int>(threadIdx.x) % warp_threads;
+  const int warp               = static_cast<int>(threadIdx.x) / warp_threads;
 
   __shared__ alignas(T) unsigned char ring_raw[staging::ring_tiles * sizeof(T)];
   __shared__ alignas(T) unsigned char pending_raw[max_node_level * sizeof(T)];
@@ -404,19 +403,19 @@ __device__ maybe<T> tree_reduce_part(It first, const Chunks& chunks, const tree_
   T* pending = reinterpret_cast<T*>(pending_raw);
   T* root    = reinterpret_cast<T*>(root_raw);
 
-  const tile_split& split   = plan.split;
-  const bool single_node    = split.nodes() == 1;
+  const tile_split& split = plan.split;
+  const bool single_node  = split.nodes() == 1;
   const part_results<T> results{out, split, split.span(part), part, single_node ? root : out.nodes};
   const tile_span& span     = results.span;
   const offset_t full_tiles = plan.items / (offset_t{warp_threads} * LaneItems);
 
   // The short last tile, if the part has it, is reduced after the full ones (by warp 0, into the
   // ring, before its window's tree): the rounds then need no per-tile test of it.
-  const offset_t full_end  = span.end < full_tiles ? span.end : full_tiles;
-  offset_t next_window     = span.begin / warp_threads * warp_threads; // warp 0's: the first window not yet run
+  const offset_t full_end = span.end < full_tiles ? span.end : full_tiles;
+  offset_t next_window    = span.begin / warp_threads * warp_threads; // warp 0's: the first window not yet run
   for (offset_t batch = span.begin; batch < span.end; batch += staging::batch_tiles)
   {
-    const offset_t batch_end = batch + staging::batch_tiles < span.end ? batch + staging::batch_tiles : span.end;
+    const offset_t batch_end      = batch + staging::batch_tiles < span.end ? batch + staging::batch_tiles : span.end;
     const offset_t full_batch_end = batch_end < full_end ? batch_end : full_end;
     for (offset_t round = batch; round < full_batch_end; round += round_tiles)
     {
@@ -538,7 +537,7 @@ __device__ T final_tree(const T* values, offset_t count, Op& op)
     ++per_thread_log2;
   }
   const offset_t per_thread = offset_t{1} << per_thread_log2;
-  const offset_t begin = offset_t{threadIdx.x} * per_thread;
+  const offset_t begin      = offset_t{threadIdx.x} * per_thread;
   uninitialized<T> mine;
   if (begin < count)
   {

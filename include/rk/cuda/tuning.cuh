@@ -32,7 +32,7 @@ struct reduce_tuning
   int chunks_in_flight;    ///< chunks whose loads a warp issues before it uses the first
   int min_chunks_per_warp; ///< below this much work per warp, start fewer blocks
   int waves;               ///< grid cap, in waves of resident blocks (more waves balance slow SMs)
-  int max_blocks = 0;      ///< a further cap on the grid, 0 for none (tests use it: 1 block, 7, ...)
+  int max_blocks  = 0;     ///< a further cap on the grid, 0 for none (tests use it: 1 block, 7, ...)
   tree_shape tree = tree_shape::pairwise_tiles;
 };
 

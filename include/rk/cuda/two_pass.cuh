@@ -23,7 +23,7 @@ struct two_pass_launcher
   static void launch(Input first, const typename agent::plan_type& plan, const initial_value<T>& init, T* out,
                      const Op& op, cudaStream_t stream, const scratch_lease& scratch)
   {
-    T* partials     = static_cast<T*>(scratch.partials);
+    T* partials = static_cast<T*>(scratch.partials);
     launch_kernel(first_kernel, grid_size(plan), agent::block_threads, stream,
                   "rk::two_pass: launching the partials kernel", first, plan, partials, init, out, op);
     if constexpr (agent::pairwise)

@@ -66,7 +66,7 @@ struct maybe
 template <class T, class Shuffle>
 __device__ __forceinline__ T shuffle_words(const T& x, Shuffle&& shuffle)
 {
-  constexpr int words = (sizeof(T) + 3) / 4;
+  constexpr int words         = (sizeof(T) + 3) / 4;
   std::uint32_t buffer[words] = {};
   __builtin_memcpy(buffer, &x, sizeof(T));
 #pragma unroll

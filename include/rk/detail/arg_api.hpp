@@ -218,8 +218,9 @@ detail::arg_result_t<InputIt> arg_max_last(Policy&& policy, InputIt first, Input
 
 /// rk::arg_min and rk::arg_max in one pass over the items: `{min, max}`.
 template <class Policy, class InputIt, class Compare = less, class = std::enable_if_t<is_execution_policy_v<Policy>>>
-arg_min_max_result<detail::arg_item_t<InputIt>, detail::arg_index_t<InputIt>>
-arg_min_max(Policy&& policy, InputIt first, InputIt last, Compare comp = {})
+arg_min_max_result<detail::arg_item_t<InputIt>, detail::arg_index_t<InputIt>> arg_min_max(Policy&& policy,
+                                                                                          InputIt first, InputIt last,
+                                                                                          Compare comp = {})
 {
   using result = arg_min_max_result<detail::arg_item_t<InputIt>, detail::arg_index_t<InputIt>>;
   return detail::arg_reduce(policy.derived(), detail::indexed_min_max(first), detail::indexed_min_max(last),

@@ -98,7 +98,10 @@ struct transformed_input : input_adaptor<transformed_input<It, F, T>, It>
   F transform;
 
   transformed_input() = default;
-  RK_HOST_DEVICE transformed_input(It b, F f) : input_adaptor<transformed_input, It>{b}, transform(f) {}
+  RK_HOST_DEVICE transformed_input(It b, F f)
+      : input_adaptor<transformed_input, It>{b}
+      , transform(f)
+  {}
 
   RK_EXEC_CHECK_DISABLE
   RK_HOST_DEVICE T operator[](offset_t i) const
@@ -129,7 +132,10 @@ struct indexed_input : input_adaptor<indexed_input<It, Index>, It>
   Index first_index;
 
   indexed_input() = default;
-  RK_HOST_DEVICE indexed_input(It b, Index first) : input_adaptor<indexed_input, It>{b}, first_index(first) {}
+  RK_HOST_DEVICE indexed_input(It b, Index first)
+      : input_adaptor<indexed_input, It>{b}
+      , first_index(first)
+  {}
 
   RK_EXEC_CHECK_DISABLE
   RK_HOST_DEVICE value_type operator[](offset_t i) const

@@ -15,8 +15,9 @@ namespace rk
 {
 template <class T, class Derived, class KeyIt, class ValueIt, class KeyOut, class ValueOut, class Init, class BinaryOp,
           class KeyEqual>
-std::pair<KeyOut, ValueOut> reduce_by_key_dispatch(const execution_policy<Derived>&, KeyIt, KeyIt, ValueIt, KeyOut keys_out,
-                                                   ValueOut values_out, const Init&, BinaryOp, KeyEqual)
+std::pair<KeyOut, ValueOut> reduce_by_key_dispatch(const execution_policy<Derived>&, KeyIt, KeyIt, ValueIt,
+                                                   KeyOut keys_out, ValueOut values_out, const Init&, BinaryOp,
+                                                   KeyEqual)
 {
   static_assert(detail::dependent_false_v<Derived>,
                 "rk::reduce_by_key is not implemented for this execution policy; for GPU policies include "
@@ -36,8 +37,8 @@ struct has_call_operator<F, std::void_t<decltype(&F::operator())>> : std::true_t
 /// Whether the argument after values_out is a key comparison (Thrust's form, no init) rather than
 /// an init value (rk's form): something callable on two keys.
 template <class F, class Key>
-inline constexpr bool is_key_predicate_v =
-  std::is_invocable_v<const F&, const Key&, const Key&> || has_call_operator<F>::value || std::is_pointer_v<F>;
+inline constexpr bool is_key_predicate_v = std::is_invocable_v<const F&, const Key&, const Key&>
+                                        || has_call_operator<F>::value || std::is_pointer_v<F>;
 
 template <class It>
 using iterator_value_t = std::remove_cv_t<typename std::iterator_traits<It>::value_type>;
@@ -57,8 +58,8 @@ using iterator_value_t = std::remove_cv_t<typename std::iterator_traits<It>::val
 /// \endcode
 template <class Policy, class KeyIt, class ValueIt, class KeyOut, class ValueOut, class T, class BinaryOp,
           class KeyEqual = equal_to,
-          class = std::enable_if_t<is_execution_policy_v<Policy>
-                                   && !detail::is_key_predicate_v<T, detail::iterator_value_t<KeyIt>>>>
+          class          = std::enable_if_t<is_execution_policy_v<Policy>
+                                            && !detail::is_key_predicate_v<T, detail::iterator_value_t<KeyIt>>>>
 std::pair<KeyOut, ValueOut> reduce_by_key(Policy&& policy, KeyIt keys_first, KeyIt keys_last, ValueIt values_first,
                                           KeyOut keys_out, ValueOut values_out, T init, BinaryOp op,
                                           KeyEqual key_equal = {})

@@ -24,7 +24,8 @@ template <class Derived, class InputIt, class OutputIt, class T, class BinaryOp>
 explanation explain_segmented_dispatch(const execution_policy<Derived>&, InputIt, std::int64_t, OutputIt, const T&,
                                        const BinaryOp&)
 {
-  static_assert(detail::dependent_false_v<Derived>, "rk::explain_segmented is not implemented for this execution policy");
+  static_assert(detail::dependent_false_v<Derived>,
+                "rk::explain_segmented is not implemented for this execution policy");
   return {};
 }
 
@@ -56,16 +57,16 @@ explanation explain_segmented(Policy&& policy, InputIt first, Count num_segments
 /// rk::segmented_reduce(rk::device, v.begin(), offsets.begin(), offsets.end(), sums.begin(), 0.0f, rk::plus{});
 /// \endcode
 template <class Policy, class InputIt, class OffsetIt, class OutputIt, class T, class BinaryOp>
-std::enable_if_t<is_execution_policy_v<Policy> && !detail::is_number_v<OffsetIt>> segmented_reduce(Policy&& policy, InputIt first, OffsetIt offsets_first, OffsetIt offsets_last, OutputIt out,
-                      T init, BinaryOp op)
+std::enable_if_t<is_execution_policy_v<Policy> && !detail::is_number_v<OffsetIt>> segmented_reduce(
+  Policy&& policy, InputIt first, OffsetIt offsets_first, OffsetIt offsets_last, OutputIt out, T init, BinaryOp op)
 {
   segmented_dispatch(policy.derived(), first, detail::make_csr_segments(offsets_first, offsets_last), out,
                      std::move(init), std::move(op));
 }
 
 template <class Policy, class InputIt, class OffsetIt, class OutputIt, class T>
-std::enable_if_t<is_execution_policy_v<Policy> && !detail::is_number_v<OffsetIt>> segmented_reduce(Policy&& policy, InputIt first, OffsetIt offsets_first, OffsetIt offsets_last, OutputIt out,
-                      T init)
+std::enable_if_t<is_execution_policy_v<Policy> && !detail::is_number_v<OffsetIt>>
+segmented_reduce(Policy&& policy, InputIt first, OffsetIt offsets_first, OffsetIt offsets_last, OutputIt out, T init)
 {
   segmented_dispatch(policy.derived(), first, detail::make_csr_segments(offsets_first, offsets_last), out,
                      std::move(init), plus{});
@@ -74,32 +75,36 @@ std::enable_if_t<is_execution_policy_v<Policy> && !detail::is_number_v<OffsetIt>
 /// CUB's form: segment i is [first + begin_offsets[i], first + end_offsets[i]); segments may come
 /// in any order, overlap or leave gaps. A segment whose end precedes its begin is an error.
 template <class Policy, class InputIt, class Count, class BeginIt, class EndIt, class OutputIt, class T, class BinaryOp>
-std::enable_if_t<is_execution_policy_v<Policy> && detail::is_number_v<Count> && !detail::is_number_v<BeginIt>> segmented_reduce(Policy&& policy, InputIt first, Count num_segments, BeginIt begin_offsets, EndIt end_offsets,
-                      OutputIt out, T init, BinaryOp op)
+std::enable_if_t<is_execution_policy_v<Policy> && detail::is_number_v<Count> && !detail::is_number_v<BeginIt>>
+segmented_reduce(Policy&& policy, InputIt first, Count num_segments, BeginIt begin_offsets, EndIt end_offsets,
+                 OutputIt out, T init, BinaryOp op)
 {
   segmented_dispatch(policy.derived(), first, detail::make_bounded_segments(num_segments, begin_offsets, end_offsets),
                      out, std::move(init), std::move(op));
 }
 
 template <class Policy, class InputIt, class Count, class BeginIt, class EndIt, class OutputIt, class T>
-std::enable_if_t<is_execution_policy_v<Policy> && detail::is_number_v<Count> && !detail::is_number_v<BeginIt>> segmented_reduce(Policy&& policy, InputIt first, Count num_segments, BeginIt begin_offsets, EndIt end_offsets,
-                      OutputIt out, T init)
+std::enable_if_t<is_execution_policy_v<Policy> && detail::is_number_v<Count> && !detail::is_number_v<BeginIt>>
+segmented_reduce(Policy&& policy, InputIt first, Count num_segments, BeginIt begin_offsets, EndIt end_offsets,
+                 OutputIt out, T init)
 {
-  segmented_reduce(std::forward<Policy>(policy), first, num_segments, begin_offsets, end_offsets, out,
-                   std::move(init), plus{});
+  segmented_reduce(std::forward<Policy>(policy), first, num_segments, begin_offsets, end_offsets, out, std::move(init),
+                   plus{});
 }
 
 /// Fixed-size segments: segment i is [first + i * segment_size, first + (i + 1) * segment_size).
 template <class Policy, class InputIt, class Count, class Size, class OutputIt, class T, class BinaryOp>
-std::enable_if_t<is_execution_policy_v<Policy> && detail::is_number_v<Count> && detail::is_number_v<Size>> segmented_reduce(Policy&& policy, InputIt first, Count num_segments, Size segment_size, OutputIt out, T init,
-                      BinaryOp op)
+std::enable_if_t<is_execution_policy_v<Policy> && detail::is_number_v<Count> && detail::is_number_v<Size>>
+segmented_reduce(Policy&& policy, InputIt first, Count num_segments, Size segment_size, OutputIt out, T init,
+                 BinaryOp op)
 {
   segmented_dispatch(policy.derived(), first, detail::make_fixed_segments(num_segments, segment_size), out,
                      std::move(init), std::move(op));
 }
 
 template <class Policy, class InputIt, class Count, class Size, class OutputIt, class T>
-std::enable_if_t<is_execution_policy_v<Policy> && detail::is_number_v<Count> && detail::is_number_v<Size>> segmented_reduce(Policy&& policy, InputIt first, Count num_segments, Size segment_size, OutputIt out, T init)
+std::enable_if_t<is_execution_policy_v<Policy> && detail::is_number_v<Count> && detail::is_number_v<Size>>
+segmented_reduce(Policy&& policy, InputIt first, Count num_segments, Size segment_size, OutputIt out, T init)
 {
   segmented_dispatch(policy.derived(), first, detail::make_fixed_segments(num_segments, segment_size), out,
                      std::move(init), plus{});

@@ -50,9 +50,8 @@ void segmented_arg(const execution_policy<Derived>& policy, InputIt first, const
 /// rk::segmented_arg_min(rk::device, v.begin(), offsets.begin(), offsets.end(), mins.begin());
 /// \endcode
 template <class Policy, class InputIt, class OffsetIt, class OutputIt, class Compare = less>
-std::enable_if_t<is_execution_policy_v<Policy> && !detail::is_number_v<OffsetIt>>
-segmented_arg_min(Policy&& policy, InputIt first, OffsetIt offsets_first, OffsetIt offsets_last, OutputIt out,
-                  Compare comp = {})
+std::enable_if_t<is_execution_policy_v<Policy> && !detail::is_number_v<OffsetIt>> segmented_arg_min(
+  Policy&& policy, InputIt first, OffsetIt offsets_first, OffsetIt offsets_last, OutputIt out, Compare comp = {})
 {
   detail::segmented_arg(policy.derived(), first, detail::make_csr_segments(offsets_first, offsets_last), out,
                         detail::first_minimum<Compare>{comp});
@@ -64,8 +63,9 @@ std::enable_if_t<is_execution_policy_v<Policy> && detail::is_number_v<Count> && 
 segmented_arg_min(Policy&& policy, InputIt first, Count num_segments, BeginIt begin_offsets, EndIt end_offsets,
                   OutputIt out, Compare comp = {})
 {
-  detail::segmented_arg(policy.derived(), first, detail::make_bounded_segments(num_segments, begin_offsets, end_offsets),
-                        out, detail::first_minimum<Compare>{comp});
+  detail::segmented_arg(policy.derived(), first,
+                        detail::make_bounded_segments(num_segments, begin_offsets, end_offsets), out,
+                        detail::first_minimum<Compare>{comp});
 }
 
 /// Fixed-size segments: segment i is [first + i * segment_size, first + (i + 1) * segment_size).
@@ -80,9 +80,8 @@ segmented_arg_min(Policy&& policy, InputIt first, Count num_segments, Size segme
 
 /// The first maximum of every segment, in the CSR form; otherwise as rk::segmented_arg_min.
 template <class Policy, class InputIt, class OffsetIt, class OutputIt, class Compare = less>
-std::enable_if_t<is_execution_policy_v<Policy> && !detail::is_number_v<OffsetIt>>
-segmented_arg_max(Policy&& policy, InputIt first, OffsetIt offsets_first, OffsetIt offsets_last, OutputIt out,
-                  Compare comp = {})
+std::enable_if_t<is_execution_policy_v<Policy> && !detail::is_number_v<OffsetIt>> segmented_arg_max(
+  Policy&& policy, InputIt first, OffsetIt offsets_first, OffsetIt offsets_last, OutputIt out, Compare comp = {})
 {
   detail::segmented_arg(policy.derived(), first, detail::make_csr_segments(offsets_first, offsets_last), out,
                         detail::first_maximum<Compare>{comp});
@@ -94,8 +93,9 @@ std::enable_if_t<is_execution_policy_v<Policy> && detail::is_number_v<Count> && 
 segmented_arg_max(Policy&& policy, InputIt first, Count num_segments, BeginIt begin_offsets, EndIt end_offsets,
                   OutputIt out, Compare comp = {})
 {
-  detail::segmented_arg(policy.derived(), first, detail::make_bounded_segments(num_segments, begin_offsets, end_offsets),
-                        out, detail::first_maximum<Compare>{comp});
+  detail::segmented_arg(policy.derived(), first,
+                        detail::make_bounded_segments(num_segments, begin_offsets, end_offsets), out,
+                        detail::first_maximum<Compare>{comp});
 }
 
 /// The first maximum of every fixed-size segment.

@@ -172,10 +172,10 @@ RK_EXEC_CHECK_DISABLE
 template <class R>
 RK_HOST_DEVICE void store_every_byte(R* at, const R& value)
 {
-  using word = std::conditional_t<alignof(R) % 8 == 0 && sizeof(R) % 8 == 0, std::uint64_t,
-                                  std::conditional_t<alignof(R) % 4 == 0 && sizeof(R) % 4 == 0, std::uint32_t,
-                                                     unsigned char>>;
-  constexpr std::size_t words = sizeof(R) / sizeof(word);
+  using word =
+    std::conditional_t<alignof(R) % 8 == 0 && sizeof(R) % 8 == 0, std::uint64_t,
+                       std::conditional_t<alignof(R) % 4 == 0 && sizeof(R) % 4 == 0, std::uint32_t, unsigned char>>;
+  constexpr std::size_t words                = sizeof(R) / sizeof(word);
   alignas(R) unsigned char staged[sizeof(R)] = {};
   ::new (static_cast<void*>(staged)) R(value);
   word w[words];

@@ -33,12 +33,13 @@ namespace rk::detail
 {
 using offset_t = std::int64_t;
 
-inline constexpr int tile_lanes     = 32;
+inline constexpr int tile_lanes      = 32;
 inline constexpr int tile_lane_bytes = 32;
 
 /// Items per lane in a tile: 32 bytes' worth (8 floats, 4 doubles, 32 chars), at least one.
 template <class Item>
-inline constexpr int tile_lane_items = sizeof(Item) >= tile_lane_bytes ? 1 : tile_lane_bytes / static_cast<int>(sizeof(Item));
+inline constexpr int tile_lane_items =
+  sizeof(Item) >= tile_lane_bytes ? 1 : tile_lane_bytes / static_cast<int>(sizeof(Item));
 
 template <class Item>
 inline constexpr int tile_items = tile_lanes * tile_lane_items<Item>;
@@ -144,12 +145,12 @@ inline constexpr offset_t aligned_split_slack = 32;
 /// and share whole nodes where that costs the longest part little.
 RK_HOST_DEVICE constexpr tile_split make_tile_split(offset_t tiles, offset_t parts)
 {
-  parts = parts < tiles ? parts : tiles;
-  parts = parts < 1 ? 1 : parts;
-  int level = parts == 1 ? (tiles <= 1 ? 0 : floor_log2(tiles - 1) + 1) : floor_log2(tiles / parts);
-  level     = level < max_node_level ? level : max_node_level;
-  const offset_t longest         = (tiles + parts - 1) / parts;
-  const offset_t nodes           = (tiles + (offset_t{1} << level) - 1) >> level;
+  parts                  = parts < tiles ? parts : tiles;
+  parts                  = parts < 1 ? 1 : parts;
+  int level              = parts == 1 ? (tiles <= 1 ? 0 : floor_log2(tiles - 1) + 1) : floor_log2(tiles / parts);
+  level                  = level < max_node_level ? level : max_node_level;
+  const offset_t longest = (tiles + parts - 1) / parts;
+  const offset_t nodes   = (tiles + (offset_t{1} << level) - 1) >> level;
   const offset_t aligned_longest = ((nodes + parts - 1) / parts) << level;
   const bool aligned             = parts == 1 || aligned_longest <= longest + longest / aligned_split_slack;
   const int align                = aligned ? level : 0;

@@ -2,10 +2,10 @@
 // reduce_dispatch and explain_dispatch for the host policies.
 
 #include <rk/detail/reduce_api.hpp>
+#include <rk/detail/segmented_api.hpp>
 #include <rk/host/reduce_parallel.hpp>
 #include <rk/host/reduce_seq.hpp>
 #include <rk/host/segmented.hpp>
-#include <rk/detail/segmented_api.hpp>
 
 #include <string>
 
@@ -47,8 +47,7 @@ T reduce_nonempty_dispatch(const host_policy& policy, InputIt first, InputIt las
 }
 
 template <class InputIt, class Segments, class OutputIt, class T, class BinaryOp>
-void segmented_dispatch(const seq_policy&, InputIt first, const Segments& segments, OutputIt out, T init,
-                        BinaryOp op)
+void segmented_dispatch(const seq_policy&, InputIt first, const Segments& segments, OutputIt out, T init, BinaryOp op)
 {
   detail::segmented_reduce_seq<T>(first, segments, out, init, op);
 }
@@ -66,15 +65,22 @@ template <class InputIt, class OutputIt, class T, class BinaryOp>
 explanation explain_segmented_dispatch(const seq_policy&, InputIt, std::int64_t segments, OutputIt, const T&,
                                        const BinaryOp&)
 {
-  return {"seq", "seq", "seq", segments,
-          "each segment folded left to right on the calling thread (its own grouping, not rk::reduce's tree)", false};
+  return {"seq",
+          "seq",
+          "seq",
+          segments,
+          "each segment folded left to right on the calling thread (its own grouping, not rk::reduce's tree)",
+          false};
 }
 
 template <class InputIt, class OutputIt, class T, class BinaryOp>
 explanation explain_segmented_dispatch(const host_policy&, InputIt, std::int64_t segments, OutputIt, const T&,
                                        const BinaryOp&)
 {
-  return {"host", "host", "host", segments,
+  return {"host",
+          "host",
+          "host",
+          segments,
           "each segment reduced with rk::reduce's tree (the GPU backends' bits), segments shared over threads and "
           "segments of 2^20 items or more by every thread",
           true};
@@ -83,7 +89,10 @@ explanation explain_segmented_dispatch(const host_policy&, InputIt, std::int64_t
 template <class InputIt, class T, class BinaryOp>
 explanation explain_dispatch(const seq_policy&, InputIt first, InputIt last, const T&, const BinaryOp&)
 {
-  explanation e{"seq", "seq", "seq", 0,
+  explanation e{"seq",
+                "seq",
+                "seq",
+                0,
                 "sequential left fold on the calling thread (its own grouping, not the tree the other policies share)",
                 false};
   if constexpr (detail::is_random_access_v<InputIt>)

@@ -17,8 +17,7 @@
 
 namespace rk
 {
-template <class T, class KeyIt, class ValueIt, class KeyOut, class ValueOut, class Init, class BinaryOp,
-          class KeyEqual>
+template <class T, class KeyIt, class ValueIt, class KeyOut, class ValueOut, class Init, class BinaryOp, class KeyEqual>
 std::pair<KeyOut, ValueOut> reduce_by_key_dispatch(const seq_policy&, KeyIt keys_first, KeyIt keys_last,
                                                    ValueIt values_first, KeyOut keys_out, ValueOut values_out,
                                                    const Init& init, BinaryOp op, KeyEqual key_equal)
@@ -33,7 +32,7 @@ std::pair<KeyOut, ValueOut> reduce_by_key_dispatch(const seq_policy&, KeyIt keys
   while (keys_first != keys_last)
   {
     key_value key(*keys_first);
-    T acc    = detail::apply_init(init, static_cast<T>(*values_first), op);
+    T acc     = detail::apply_init(init, static_cast<T>(*values_first), op);
     *keys_out = key;
     ++keys_out;
     ++keys_first;
@@ -54,8 +53,7 @@ std::pair<KeyOut, ValueOut> reduce_by_key_dispatch(const seq_policy&, KeyIt keys
   return {keys_out, values_out};
 }
 
-template <class T, class KeyIt, class ValueIt, class KeyOut, class ValueOut, class Init, class BinaryOp,
-          class KeyEqual>
+template <class T, class KeyIt, class ValueIt, class KeyOut, class ValueOut, class Init, class BinaryOp, class KeyEqual>
 std::pair<KeyOut, ValueOut> reduce_by_key_dispatch(const host_policy& policy, KeyIt keys_first, KeyIt keys_last,
                                                    ValueIt values_first, KeyOut keys_out, ValueOut values_out,
                                                    const Init& init, BinaryOp op, KeyEqual key_equal)

@@ -24,8 +24,8 @@ inline constexpr std::int64_t host_min_items_per_thread = std::int64_t{1} << 16;
 
 inline unsigned host_thread_count(const host_policy& policy, std::int64_t n)
 {
-  unsigned hw = policy.max_threads ? policy.max_threads : std::thread::hardware_concurrency();
-  hw          = std::max(hw, 1u);
+  unsigned hw        = policy.max_threads ? policy.max_threads : std::thread::hardware_concurrency();
+  hw                 = std::max(hw, 1u);
   const auto by_size = std::max<std::int64_t>(1, n / host_min_items_per_thread);
   return static_cast<unsigned>(std::min<std::int64_t>(hw, by_size));
 }

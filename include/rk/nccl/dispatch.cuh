@@ -79,10 +79,10 @@ void gather_and_fold(ncclComm_t comm, const nccl_workspace* workspace, const ncc
   }
 #endif
   (void) workspace;
-  using record = maybe<T>;
-  scratch_lease scratch =
-    lease_scratch(device.ordinal, stream, sizeof(record), static_cast<std::size_t>(me.ranks) * sizeof(record));
-  record* records = static_cast<record*>(scratch.partials);
+  using record          = maybe<T>;
+  scratch_lease scratch = lease_scratch(device.ordinal, stream, sizeof(record),
+                                        static_cast<std::size_t>(me.ranks) * sizeof(record));
+  record* records       = static_cast<record*>(scratch.partials);
   launch_kernel(store_shard_record_kernel<T>, 1, 1, stream, "rk::nccl: storing this rank's record", shard_value,
                 records + me.rank);
   // In place: this rank's record already sits at its slot of the receive buffer.
@@ -112,9 +112,9 @@ T reduce_dispatch(const nccl_policy<Backend, Provider>& policy, InputIt first, I
   const auto& op = detail::to_device_operator(user_op);
   using Op       = detail::device_operator_t<BinaryOp>;
   detail::check_gpu_call<Backend, InputIt, T, Op>();
-  const std::int64_t n           = detail::checked_distance(first, last);
-  const detail::nccl_rank me     = detail::query_rank(policy.comm, "rk::reduce with rk::nccl");
-  const cudaStream_t stream      = policy.stream();
+  const std::int64_t n       = detail::checked_distance(first, last);
+  const detail::nccl_rank me = detail::query_rank(policy.comm, "rk::reduce with rk::nccl");
+  const cudaStream_t stream  = policy.stream();
   detail::check_not_capturing(stream, "rk::reduce with rk::nccl");
   const detail::device_facts& device = detail::current_device_facts();
   // The shard's result and then the final one go through a pinned slot, which kernels write directly.
@@ -146,9 +146,9 @@ void reduce_into(const nccl_policy<Backend, Provider>& policy, InputIt first, In
   const auto& op = detail::to_device_operator(user_op);
   using Op       = detail::device_operator_t<BinaryOp>;
   detail::check_gpu_call<Backend, InputIt, T, Op>();
-  T* result                      = detail::unwrap_output<T>(out);
-  const std::int64_t n           = detail::checked_distance(first, last);
-  const detail::nccl_rank me     = detail::query_rank(policy.comm, "rk::reduce_into with rk::nccl");
+  T* result                          = detail::unwrap_output<T>(out);
+  const std::int64_t n               = detail::checked_distance(first, last);
+  const detail::nccl_rank me         = detail::query_rank(policy.comm, "rk::reduce_into with rk::nccl");
   const detail::device_facts& device = detail::current_device_facts();
   if constexpr (!std::is_same_v<typename thrust::iterator_system<OutputPtr>::type, thrust::device_system_tag>)
   {

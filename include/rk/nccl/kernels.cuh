@@ -57,12 +57,12 @@ template <class T, class Op>
 __global__ void __launch_bounds__(warp_threads)
   symmetric_gather_fold_kernel(ncclDevComm comm, ncclDevResourceHandle_t buffer, const T* value, T init, T* out, Op op)
 {
-  using layout    = symmetric_records;
-  using call_word = cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>;
-  const int ranks = comm.nRanks;
-  const int me    = comm.rank;
-  auto* local     = static_cast<unsigned char*>(ncclGetResourceBufferLocalPointer(comm, buffer));
-  auto& counter   = *reinterpret_cast<unsigned long long*>(local);
+  using layout                  = symmetric_records;
+  using call_word               = cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>;
+  const int ranks               = comm.nRanks;
+  const int me                  = comm.rank;
+  auto* local                   = static_cast<unsigned char*>(ncclGetResourceBufferLocalPointer(comm, buffer));
+  auto& counter                 = *reinterpret_cast<unsigned long long*>(local);
   const unsigned long long call = counter + 1;
 
   // Every lane holds the record; lanes take the peers in turn.
@@ -75,8 +75,8 @@ __global__ void __launch_bounds__(warp_threads)
   const std::size_t slot = layout::slot_offset(call, me, ranks);
   for (int peer = static_cast<int>(threadIdx.x); peer < ranks; peer += warp_threads)
   {
-    auto* remote = static_cast<unsigned char*>(ncclGetResourceBufferLsaPointer(comm, buffer, peer)) + slot;
-    auto* header = reinterpret_cast<layout::slot_header*>(remote);
+    auto* remote  = static_cast<unsigned char*>(ncclGetResourceBufferLsaPointer(comm, buffer, peer)) + slot;
+    auto* header  = reinterpret_cast<layout::slot_header*>(remote);
     header->valid = valid ? 1u : 0u;
     if (valid)
     {

@@ -84,7 +84,8 @@ inline nccl_policy<gpu_backend::automatic> nccl(const nccl_workspace& workspace)
 
 /// The same, each rank reducing its shard with `local`.
 template <gpu_backend Backend, class Provider>
-nccl_policy<Backend, Provider> nccl(const nccl_workspace& workspace, const gpu_policy<Backend, Provider>& local) noexcept
+nccl_policy<Backend, Provider> nccl(const nccl_workspace& workspace,
+                                    const gpu_policy<Backend, Provider>& local) noexcept
 {
   nccl_policy<Backend, Provider> p = nccl(workspace.comm(), local);
   p.workspace                      = &workspace;
@@ -92,7 +93,7 @@ nccl_policy<Backend, Provider> nccl(const nccl_workspace& workspace, const gpu_p
 }
 
 // A policy keeps a pointer to its workspace: a temporary one would be gone before the call.
-void nccl(const nccl_workspace&&)                           = delete;
+void nccl(const nccl_workspace&&) = delete;
 template <gpu_backend Backend, class Provider>
 void nccl(const nccl_workspace&&, const gpu_policy<Backend, Provider>&) = delete;
 } // namespace rk

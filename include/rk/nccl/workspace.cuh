@@ -129,9 +129,9 @@ public:
       // NCCL's answer where the communicator has no symmetric memory (ranks on several hosts, no
       // direct peer access between some GPUs, NCCL_WIN_ENABLE=0, no cuMem).
       const char* last = ncclGetLastError(comm);
-      reason_ = "NCCL has no symmetric memory for this communicator (ncclDevCommCreate: "
-              + std::string(ncclGetErrorString(created)) + (last != nullptr && *last != 0 ? std::string(": ") + last : "")
-              + ")";
+      reason_          = "NCCL has no symmetric memory for this communicator (ncclDevCommCreate: "
+              + std::string(ncclGetErrorString(created))
+              + (last != nullptr && *last != 0 ? std::string(": ") + last : "") + ")";
       return;
     }
     detail::check_nccl(created, comm, "rk::nccl_workspace: ncclDevCommCreate");
