@@ -228,9 +228,9 @@ inline constexpr bool segmented_output_fits_v =
 /// What rk::device runs for segmented reduce: rk::atomic for an integer T whose op has a hardware
 /// atomic, into contiguous memory of T (exact, so the bits are single_pass's), single_pass
 /// otherwise. The long segments' parts then skip the reproducible tree's node stores and the
-/// per-segment last-block pass: H100, rk_perf_segmented at 6d26ea3, int32 2^26: one segment 112.1
-/// -> 105.0 us, 65536-item segments 118.5 -> 110.4, power law 149.1 -> 141.5; rows without long
-/// segments unchanged (all 1: 455.8 / 454.7).
+/// per-segment last-block pass. H100, rk_perf_segmented, int32 2^26 (perf/RESULTS.md): one segment
+/// 112.1 -> 105.0 us, 65536-item segments 118.5 -> 110.4, power law 149.1 -> 141.5; rows without
+/// long segments unchanged (all 1: 455.8 / 454.7).
 template <gpu_backend Backend, class T, class Op, class OutputIt>
 inline constexpr gpu_backend segmented_backend_v = Backend == gpu_backend::automatic
                                                     && prefers_atomic_v<T, Op> && atomic_eligible_v<T, Op>
