@@ -163,7 +163,7 @@ RK_HOST_DEVICE T apply_init(no_segment_init, const T& total, Op&)
   return total;
 }
 
-/// Writes `value` to `at` in whole words, its padding as zeros. A {float, int64} result stored
+/// Writes `value` (trivially copyable) to `at` in whole words, its padding as zeros. A {float, int64} result stored
 /// field by field leaves 4 bytes of every 16 unwritten: each 32-byte sector becomes a partial
 /// write, which the GPU's L2 completes with a read of DRAM, and a copy back reads bytes no one
 /// wrote (compute-sanitizer's initcheck says so). A memset of `at` before the fields measured far
@@ -214,7 +214,7 @@ struct segment_relative_output
     RK_HOST_DEVICE const reference& operator=(const R& r) const
     {
       const R relative{r.value, r.index < 0 ? r.index : static_cast<decltype(r.index)>(r.index - segment_first)};
-      if constexpr (std::is_same_v<OutputIt, R*>)
+      if constexpr (std::is_same_v<OutputIt, R*> && std::is_trivially_copyable_v<R>)
       {
         store_every_byte(at, relative);
       }
