@@ -3,6 +3,7 @@
 
 #include <rk/cuda/error.cuh>
 #include <rk/cuda/runtime.cuh>
+#include <rk/detail/integer.hpp>
 
 #include <cuda.h> // driver types only: the one driver call is resolved through the runtime
 
@@ -23,15 +24,10 @@ namespace
 constexpr int max_devices = 64;
 
 // Layout of a scratch buffer: [counters | result | partials], each part 256-byte aligned.
-constexpr std::size_t counters_bytes   = (sizeof(sync_counters) + 255) / 256 * 256;
-constexpr std::size_t min_result_bytes = 256;
+constexpr std::size_t min_counter_bytes = 256;
+constexpr std::size_t min_result_bytes  = 256;
 // Room for ~2000 partials of 8 bytes: a full grid on current GPUs, so most streams allocate once.
 constexpr std::size_t min_partial_bytes = 16 << 10;
-
-std::size_t round_up(std::size_t bytes, std::size_t to)
-{
-  return (bytes + to - 1) / to * to;
-}
 
 /// Allocation is a "potentially unsafe" call while another thread captures a stream in global
 /// mode: it would fail and invalidate that capture. rk's allocations never touch the captured
@@ -91,12 +87,13 @@ struct stream_scratch
   int device                   = 0;
   cudaStream_t stream          = nullptr;
   void* buffer                 = nullptr;
+  std::size_t counter_capacity = 0; ///< bytes
   std::size_t result_capacity  = 0;
   std::size_t partial_capacity = 0;
 
   std::size_t bytes() const
   {
-    return counters_bytes + result_capacity + partial_capacity;
+    return counter_capacity + result_capacity + partial_capacity;
   }
 };
 
@@ -132,8 +129,8 @@ struct scratch_cache
     for (auto& [key, entry] : entries)
     {
       ignore_error(cudaFree(entry->buffer));
-      entry->buffer          = nullptr;
-      entry->result_capacity = entry->partial_capacity = 0;
+      entry->buffer           = nullptr;
+      entry->counter_capacity = entry->result_capacity = entry->partial_capacity = 0;
     }
     for (const parked_buffer& p : parked)
     {
@@ -259,11 +256,11 @@ stream_scratch& cached_scratch(int device, cudaStream_t stream)
   return *slot;
 }
 
-/// Zeroes `buffer`'s counters in stream order; if that cannot be enqueued, frees the buffer (in
-/// stream order where it was allocated so) and throws.
-void* zero_counters(void* buffer, cudaStream_t stream, bool stream_ordered)
+/// Zeroes `buffer`'s first `counter_bytes` (its counters) in stream order; if that cannot be
+/// enqueued, frees the buffer (in stream order where it was allocated so) and throws.
+void* zero_counters(void* buffer, std::size_t counter_bytes, cudaStream_t stream, bool stream_ordered)
 {
-  if (const cudaError_t zeroed = cudaMemsetAsync(buffer, 0, counters_bytes, stream); zeroed != cudaSuccess)
+  if (const cudaError_t zeroed = cudaMemsetAsync(buffer, 0, counter_bytes, stream); zeroed != cudaSuccess)
   {
     ignore_error(stream_ordered ? cudaFreeAsync(buffer, stream) : cudaFree(buffer));
     throw cuda_error(zeroed, "rk: zeroing scratch counters");
@@ -272,19 +269,19 @@ void* zero_counters(void* buffer, cudaStream_t stream, bool stream_ordered)
 }
 
 /// Scratch of `bytes` for a call being captured: the graph's own allocation node.
-void* allocate_in_capture(std::size_t bytes, cudaStream_t stream)
+void* allocate_in_capture(std::size_t bytes, std::size_t counter_bytes, cudaStream_t stream)
 {
   void* buffer = nullptr;
   if (const cudaError_t code = cudaMallocAsync(&buffer, bytes, stream); code != cudaSuccess)
   {
     throw_allocation_error(code, bytes, "device scratch");
   }
-  return zero_counters(buffer, stream, true);
+  return zero_counters(buffer, counter_bytes, stream, true);
 }
 
 /// Scratch of at least `bytes` for eager calls on `stream`: a parked buffer whose work is done, or
 /// new plain device memory.
-void* reuse_or_allocate(int device, std::size_t bytes, cudaStream_t stream)
+void* reuse_or_allocate(int device, std::size_t bytes, std::size_t counter_bytes, cudaStream_t stream)
 {
   parked_buffer reused{};
   {
@@ -300,7 +297,7 @@ void* reuse_or_allocate(int device, std::size_t bytes, cudaStream_t stream)
       throw_allocation_error(code, bytes, "device scratch");
     }
   }
-  return zero_counters(buffer, stream, false);
+  return zero_counters(buffer, counter_bytes, stream, false);
 }
 
 cudaStreamCaptureStatus capture_status(cudaStream_t stream)
@@ -347,10 +344,10 @@ const device_facts& current_device_facts()
 }
 
 scratch_lease::scratch_lease(owner whose, std::unique_lock<std::mutex> lock, cudaStream_t stream, int device,
-                             void* base, std::size_t bytes, std::size_t result_capacity)
-    : counters(static_cast<sync_counters*>(base))
-    , result(static_cast<unsigned char*>(base) + counters_bytes)
-    , partials(static_cast<unsigned char*>(base) + counters_bytes + result_capacity)
+                             void* base, std::size_t bytes, std::size_t counter_capacity, std::size_t result_capacity)
+    : counters(static_cast<unsigned*>(base))
+    , result(static_cast<unsigned char*>(base) + counter_capacity)
+    , partials(static_cast<unsigned char*>(base) + counter_capacity + result_capacity)
     , owner_(whose)
     , lock_(std::move(lock))
     , stream_(stream)
@@ -391,35 +388,39 @@ void scratch_lease::close()
   }
 }
 
-scratch_lease lease_scratch(int device, cudaStream_t stream, std::size_t result_bytes, std::size_t partial_bytes)
+scratch_lease lease_scratch(int device, cudaStream_t stream, std::size_t counter_words, std::size_t result_bytes,
+                            std::size_t partial_bytes)
 {
-  const std::size_t result_need  = round_up(std::max(result_bytes, min_result_bytes), 256);
-  const std::size_t partial_need = round_up(std::max<std::size_t>(partial_bytes, 1), 256);
-  const std::size_t need         = counters_bytes + result_need + partial_need;
+  const std::size_t counter_need = align_up(std::max(counter_words * sizeof(unsigned), min_counter_bytes), 256);
+  const std::size_t result_need  = align_up(std::max(result_bytes, min_result_bytes), 256);
+  const std::size_t partial_need = align_up(std::max<std::size_t>(partial_bytes, 1), 256);
+  const std::size_t need         = counter_need + result_need + partial_need;
   if (capture_status(stream) == cudaStreamCaptureStatusActive)
   {
     // Captured: allocation, counter reset and free become nodes of the graph, which then owns its
     // scratch; the stream's cached scratch is never embedded in a graph.
-    void* owned = allocate_in_capture(need, stream);
-    return scratch_lease(scratch_lease::owner::graph, {}, stream, device, owned, need, result_need);
+    void* owned = allocate_in_capture(need, counter_need, stream);
+    return scratch_lease(scratch_lease::owner::graph, {}, stream, device, owned, need, counter_need, result_need);
   }
   const bool per_thread_handle = stream == nullptr || stream == cudaStreamPerThread;
   if (per_thread_handle && owner_gone)
   {
     relaxed_capture_mode relaxed;
-    void* once = reuse_or_allocate(device, need, stream);
-    return scratch_lease(scratch_lease::owner::one_off, {}, stream, device, once, need, result_need);
+    void* once = reuse_or_allocate(device, need, counter_need, stream);
+    return scratch_lease(scratch_lease::owner::one_off, {}, stream, device, once, need, counter_need, result_need);
   }
 
   stream_scratch& entry = cached_scratch(device, stream);
   std::unique_lock<std::mutex> lock(entry.mutex);
-  if (result_need > entry.result_capacity || partial_need > entry.partial_capacity)
+  if (counter_need > entry.counter_capacity || result_need > entry.result_capacity
+      || partial_need > entry.partial_capacity)
   {
+    const std::size_t counter_capacity = std::max(counter_need, entry.counter_capacity);
     const std::size_t result_capacity  = std::max(result_need, entry.result_capacity);
     const std::size_t partial_capacity = std::max({partial_need, min_partial_bytes, 2 * entry.partial_capacity});
     relaxed_capture_mode relaxed;
-    const std::size_t bytes = counters_bytes + result_capacity + partial_capacity;
-    void* fresh             = reuse_or_allocate(device, bytes, stream);
+    const std::size_t bytes = counter_capacity + result_capacity + partial_capacity;
+    void* fresh             = reuse_or_allocate(device, bytes, counter_capacity, stream);
     {
       // Kernels on the stream may still use the old buffer: park it behind them.
       auto& cache = the_cache();
@@ -427,11 +428,12 @@ scratch_lease lease_scratch(int device, cudaStream_t stream, std::size_t result_
       park(cache, device, entry.buffer, entry.bytes(), stream);
     }
     entry.buffer           = fresh;
+    entry.counter_capacity = counter_capacity;
     entry.result_capacity  = result_capacity;
     entry.partial_capacity = partial_capacity;
   }
   return scratch_lease(scratch_lease::owner::stream_cache, std::move(lock), stream, device, entry.buffer, entry.bytes(),
-                       entry.result_capacity);
+                       entry.counter_capacity, entry.result_capacity);
 }
 
 void check_not_capturing(cudaStream_t stream, const char* what)

@@ -23,7 +23,7 @@
 /// Layers: rk/nccl/policy.cuh (the policy), rk/nccl/dispatch.cuh (the calls: local reduction
 /// without init, then the gather-and-fold step), rk/nccl/kernels.cuh (its kernels),
 /// rk/nccl/workspace.cuh (rk::nccl_workspace), rk/nccl/error.cuh (rk::nccl_error). The local
-/// reduction is rk's own (rk/cuda/reduce_range.cuh).
+/// reduction is rk's own (detail::reduce_range_into, rk/cuda/dispatch/flat_engine.cuh).
 
 #include <rk/reduce.cuh>
 

@@ -10,19 +10,21 @@
 /// std::cout << rk::explain(rk::device, v.begin(), v.end(), 0.0f) << '\n';
 /// \endcode
 ///
-/// Layers, one header each: rk/cuda/dispatch.cuh (API and backend choice) -> two_pass.cuh,
-/// single_pass.cuh, atomic.cuh (launchers) -> kernels.cuh (__global__ entry points and epilogues)
-/// -> block_reduce.cuh (the shared block body) -> input.cuh, warp_reduce.cuh (loads, warp
-/// primitives). Tuning: tuning.cuh. Compiled part: runtime.cuh (lib/runtime.cu).
+/// Layers, a folder each under rk/cuda/ (docs/design.md has the tree): dispatch/ (each
+/// algorithm's checks and backend choice, and the engines they share) -> kernels/ (__global__
+/// entry points and their epilogues, one file per algorithm) -> agent/ (the per-block bodies) ->
+/// primitives/ (loads, lane and warp folds, block combines, arrivals, atomics). Beside them:
+/// policy.cuh, tuning.cuh (every launch shape), launch.cuh, runtime.cuh (lib/runtime.cu).
 
 #include <rk/reduce.hpp>
 
-#include <rk/cuda/arg_dispatch.cuh>
-#include <rk/cuda/dispatch.cuh>
+#include <rk/cuda/dispatch/arg_reduce.cuh>
+#include <rk/cuda/dispatch/explain.cuh>
+#include <rk/cuda/dispatch/reduce.cuh>
+#include <rk/cuda/dispatch/reduce_by_key.cuh>
+#include <rk/cuda/dispatch/segmented_reduce.cuh>
 #include <rk/cuda/error.cuh>
 #include <rk/cuda/functional.cuh>
 #include <rk/cuda/policy.cuh>
-#include <rk/cuda/reduce_by_key_dispatch.cuh>
 #include <rk/cuda/runtime.cuh>
-#include <rk/cuda/segmented_dispatch.cuh>
 #include <rk/cuda/tuning.cuh>

@@ -11,16 +11,16 @@
 /// int m = rk::reduce(rk::seq, v.begin(), v.end(), 100, rk::minimum{}); // 1
 /// \endcode
 
+#include <rk/arg_reduce.hpp>
 #include <rk/check_operator.hpp>
-#include <rk/detail/arg_api.hpp>
 #include <rk/detail/config.hpp>
-#include <rk/detail/reduce_by_key_api.hpp>
-#include <rk/detail/segmented_arg_api.hpp>
-#include <rk/detail/transform_reduce_api.hpp>
 #include <rk/error.hpp>
 #include <rk/explain.hpp>
 #include <rk/functional.hpp>
 #include <rk/host/dispatch.hpp>
 #include <rk/host/reduce_by_key.hpp>
 #include <rk/policy.hpp>
+#include <rk/reduce_by_key.hpp>
+#include <rk/segmented_arg_reduce.hpp>
+#include <rk/transform_reduce.hpp>
 #include <rk/version.hpp>

@@ -198,7 +198,7 @@ RK_GPU_TEST_CASE("injected tunings: a one-warp block, and a grid of more than 8 
   using launcher =
     rk::detail::single_pass_launcher<one_warp, decltype(segments), rk_test::segment, rk_test::segment_merge>;
   const auto cap = launcher::max_blocks(rk::detail::current_device_facts());
-  CHECK(cap > rk::detail::partials_per_thread * agent::block_threads);
+  CHECK(cap > rk::detail::final_partials_per_thread * agent::block_threads);
 
   CHECK(rk::reduce(rk::single_pass.tuned<one_warp>(), segments, segments + n, init, rk_test::segment_merge{})
         == expected);

@@ -4,7 +4,7 @@
 
 #include "nccl_harness.cuh"
 
-#include <rk/cuda/warp_reduce.cuh>
+#include <rk/cuda/primitives/warp_reduce.cuh>
 
 #include <cuda_runtime_api.h>
 

@@ -59,31 +59,6 @@ const device_facts& current_device_facts();
 /// and ~7 KB of spill traffic (correct, but slow). Up to 16 bytes is the fast range.
 inline constexpr std::size_t max_value_bytes = 256;
 
-/// Segments on rk::segmented_reduce's long list at most; the scratch holds their parts' nodes and
-/// pieces, and sync_counters an arrival word for each. A segment that finds the list full goes to
-/// a warp, which is slow for millions of items: Pareto lengths (u^-1.26) at 2^28 doubles have
-/// 4,421 segments of more than 16 tiles, past the 4096 this was (that run took 148 ms on the H100,
-/// CUB 14.6 ms).
-inline constexpr int long_segment_capacity = 8192;
-
-/// The words the GPU backends synchronize through. Each call's kernels return every word they
-/// raised to zero before the last of them ends (by subtracting what their blocks added, or by the
-/// last block to leave), so the next user of the scratch starts clean without a memset; this holds
-/// because no two grids that can overlap share scratch.
-struct sync_counters
-{
-  unsigned single_pass_arrivals;
-  unsigned atomic_arrivals;
-  unsigned atomic_ready;
-  unsigned atomic_departures;
-  /// rk::segmented_reduce's long list (rk/cuda/segmented_kernels.cuh): segments offered to it,
-  /// parts its blocks have taken, blocks that have left, and blocks finished per listed segment.
-  unsigned long_appended;
-  unsigned long_parts_taken;
-  unsigned long_departures;
-  unsigned long_segment_arrivals[long_segment_capacity];
-};
-
 /// Device scratch for one call: held from lease_scratch until close(), which the call makes once
 /// every launch that uses the scratch is enqueued.
 class scratch_lease
@@ -97,12 +72,17 @@ public:
     one_off       ///< this call alone: close() parks it until the call's work is done
   };
 
-  sync_counters* counters = nullptr; ///< zero when the call's first kernel starts
-  void* result            = nullptr; ///< result_bytes of device memory
-  void* partials          = nullptr; ///< partial_bytes of device memory
+  /// counter_words words the call's kernels synchronize through: zero when its first kernel
+  /// starts, and returned to zero by its kernels before the last of them ends (by subtracting
+  /// what their blocks added, or by the last block to leave), so the next user of the scratch
+  /// starts clean without a memset. This holds because no two grids that can overlap share
+  /// scratch. What the words mean is the calling algorithm's business.
+  unsigned* counters = nullptr;
+  void* result       = nullptr; ///< result_bytes of device memory
+  void* partials     = nullptr; ///< partial_bytes of device memory
 
   scratch_lease(owner whose, std::unique_lock<std::mutex> lock, cudaStream_t stream, int device, void* base,
-                std::size_t bytes, std::size_t result_capacity);
+                std::size_t bytes, std::size_t counter_capacity, std::size_t result_capacity);
   /// Neither copied nor moved: lease_scratch returns it as a prvalue, and the call holds it.
   scratch_lease(const scratch_lease&)            = delete;
   scratch_lease& operator=(const scratch_lease&) = delete;
@@ -121,9 +101,11 @@ private:
 };
 
 /// Scratch for a call on `stream` of the current device `device`, with at least the sizes asked
-/// for (see the ownership rules at the top of this file). Eager calls allocate only when a
-/// stream's (or thread's) scratch has to grow; captured calls capture their own allocation.
-scratch_lease lease_scratch(int device, cudaStream_t stream, std::size_t result_bytes, std::size_t partial_bytes);
+/// for: `counter_words` zeroed counter words, `result_bytes` and `partial_bytes` of device memory
+/// (see the ownership rules at the top of this file). Eager calls allocate only when a stream's
+/// (or thread's) scratch has to grow; captured calls capture their own allocation.
+scratch_lease lease_scratch(int device, cudaStream_t stream, std::size_t counter_words, std::size_t result_bytes,
+                            std::size_t partial_bytes);
 
 /// Throws rk::error if `stream` is being captured: `what` cannot be captured (it waits for the
 /// stream). Also reports a capture that has been invalidated.

@@ -1,9 +1,19 @@
 #pragma once
 /// \file
-/// Launch shapes of the GPU backends, in one place. A policy carries a tuning provider
-/// (rk::default_tuning unless the caller injects another with `policy.tuned<Provider>()`), and the
-/// kernels are compiled for the reduce_tuning it returns. The figures beside each choice were
-/// measured with perf/rk_perf on the device named in perf/RESULTS.md; perf/NOTES.md has the runs.
+/// Launch shapes of every GPU algorithm, in one place. rk::reduce's shapes come from the policy's
+/// tuning provider (rk::default_tuning unless the caller injects another with
+/// `policy.tuned<Provider>()`); the kernels are compiled for the reduce_tuning it returns. The
+/// shapes of the segment kernels, the final passes and reduce_by_key's run pass follow below,
+/// each a constant or a constexpr function of the sizes it depends on, with the one measured
+/// figure that decided it (perf/rk_perf, perf/rk_perf_segmented, perf/rk_perf_family; the runs
+/// and the alternatives tried are in perf/NOTES.md and perf/RESULTS.md). Every figure was
+/// measured on sm_90 (H100, H200); no shape depends on the compute capability yet, because no
+/// other architecture has been measured: one that differs gets its own answer here.
+
+#include <rk/detail/tree.hpp>
+
+#include <algorithm>
+#include <cstddef>
 
 namespace rk
 {
@@ -45,10 +55,8 @@ struct default_tuning
   {
     if constexpr (vectorized)
     {
-      // Sweep of 16 shapes, H200, rk::single_pass sums (perf/NOTES.md, v3). 256/2/2/2/1 was the
-      // fastest double shape at every size (2^26: 96.1 % of the probe, 2^28: 97.6 %) and within
-      // 1-4 % of the fastest int32 shape from 2^18 up (2^18: 5.07 us, the fastest; 2^28: 97.7 %
-      // of the probe against 98.8 % for 256/2/4/4/1). More waves were slower at every size.
+      // 256 threads, 2 vectors per lane, 2 tiles in flight: 97.6 % of the read probe for double
+      // and 97.7 % for int32 at 2^28, the fastest of 16 shapes for double (H200).
       return reduce_tuning{256, 2, 2, 2, 1};
     }
     else
@@ -87,12 +95,9 @@ struct grid_ordered_tuning
 
 /// The shapes of rk::arg_min, rk::arg_max and rk::arg_min_max over `Provider`'s. Their answer (the
 /// first minimum or maximum) does not depend on how the items are grouped, so they need no fixed
-/// tree, and their {value, index} pairs are 16 bytes or more: with a warp reduction per 256-item
-/// tile, int32 arg_min ran at 1.2-1.7x the read probe on the H100 (2^24: 43.6 us, CUB's ArgMin
-/// 29.3). The grid-ordered body with more vectors per lane runs fewer warp reductions. Sweep of
-/// (lane_units, chunks_in_flight), H100, int32 / float arg_min, 2^24 and 2^28 us (CUB: 29.2-29.7,
-/// 360): (4, 2) 29.7 / 361.6 int32, 33.7 / 373.8 float; (8, 1) 33.0 / 405.5, 35.3 / 411.3;
-/// (8, 2) 32.9 / 412.2, 35.9 / 419.4; (16, 1) 35.3 / 418.1, 42.2 / 506.4 (perf/RESULTS.md).
+/// tree, and their {value, index} pairs are 16 bytes or more: the grid-ordered body with four
+/// vectors per lane runs fewer warp reductions of them than a tile tree. int32 arg_min at 2^24:
+/// 29.7 us against 43.6 on the tile tree and CUB's 29.2 (H100).
 template <class Provider>
 struct arg_tuning
 {
@@ -108,3 +113,97 @@ struct arg_tuning
   }
 };
 } // namespace rk
+
+namespace rk::detail
+{
+// rk::reduce.
+
+/// Blocks per multiprocessor rk::reduce's kernels are compiled for (a register budget): under the
+/// reproducible tree and a T of at most 8 bytes, 1024 threads' worth (64 registers, which the body
+/// fits without spills); ptxas alone gave it 72-95 registers, three 256-thread blocks per SM where
+/// four fit. At 48 registers (five blocks) it spilled, and ran slower.
+constexpr int reduce_min_blocks_per_sm(bool pairwise, std::size_t value_bytes, int block_threads)
+{
+  return pairwise && value_bytes <= 8 && block_threads < 1024 ? 1024 / block_threads : 1;
+}
+
+/// Partials per thread the grid-ordered final pass loads at once: a grid of up to 8 *
+/// block_threads blocks is reduced in one memory round trip (larger grids still work, more
+/// slowly).
+inline constexpr int final_partials_per_thread = 8;
+
+/// Pieces of a cut node whose loads a thread issues before it combines them (one memory round trip
+/// per four levels instead of one per level). With eight, and eight node values in final_tree,
+/// two-pass's second kernel took 96-105 registers (ptxas, sm_90) against 40-46 with four.
+inline constexpr int cut_pieces_in_flight = 4;
+
+/// Node values a thread of final_tree loads before it combines them: a grid of up to 1024 nodes
+/// (four per thread of a 256-thread block) costs one memory round trip.
+inline constexpr int final_values_in_flight = 4;
+
+// rk::segmented_reduce (and rk::reduce_by_key's long runs).
+
+/// Threads of the short-segment and plan kernels.
+inline constexpr int segment_block_threads = 256;
+
+/// Batches of one-lane segments the short-segment kernel reduces in one step, each thread with
+/// this many segments in flight: a batch at a time, that path waits on a round trip per segment.
+inline constexpr int tiny_batches = 4;
+
+/// Full tiles whose loads a warp issues together (window_node). One at a time, the power law's
+/// short-segment kernel took 55 us at 2^26 int32 for 11 % of the items, 45 us with two (H100, ncu);
+/// four gave the kernel 80 registers, three blocks per SM instead of four, and was slower on every
+/// short path.
+inline constexpr int window_tiles_in_flight = 2;
+
+/// Segments longer than this many tiles go on the long list (16 tiles: 4096 int32, 2048 doubles;
+/// below that a warp streams a segment in a few round trips). At 32, 4096-item doubles left the
+/// list and took 310 instead of 249 us at 2^26 (H100).
+inline constexpr offset_t long_segment_min_tiles = 16;
+
+/// Segments on the long list at most; the scratch holds their parts' nodes and pieces and an
+/// arrival word for each. A segment that finds the list full goes to a warp, slow for millions of
+/// items: Pareto lengths (u^-1.26) at 2^28 doubles have 4,421 segments of more than 16 tiles, and
+/// at a capacity of 4096 that run took 148 ms on the H100 (CUB 14.6 ms).
+inline constexpr int long_segment_capacity = 8192;
+
+/// The long-segment kernel holds two block bodies (16-byte vectors and elements, for segments on
+/// and off the 16-byte grid); ptxas alone gives it 100-127 registers, two 256-thread blocks per
+/// SM, too few loads in flight. This asks for room for this many.
+inline constexpr int long_segment_min_blocks_per_sm = 4;
+
+/// Classes of part length, each half the one before, by which the plan orders the queue (greedy
+/// longest-first). In list order the power law's 10 segments of more than 2^20 items took 1.7x
+/// the listed items' read time in a model of the queue, 1.2x with these classes.
+inline constexpr int long_segment_part_classes = 8;
+
+// rk::reduce_by_key's run pass.
+
+/// Bytes of the widest of key, value item and accumulator that a thread of the run pass takes
+/// (16 int32 keys with float values, 8 with doubles). The run pass is bound by its per-tile
+/// latency (loads, the look-back, the staged stores) more than by bandwidth, so a larger tile
+/// pays: at runs of 10^6 (int32 keys, float values, 2^24 items, H100) it took 72.8 us with 64
+/// bytes against 87.9 with 32.
+inline constexpr std::size_t run_pass_thread_bytes = 64;
+/// Blocks per SM the run pass is compiled for: ptxas alone gives the 4096-item tile 76 registers
+/// (three blocks); at four (64 registers, a few bytes of spills) the whole call at runs of 1000
+/// (2^26 items) took 371 against 400 us.
+inline constexpr int run_pass_blocks_per_sm = 4;
+
+/// The run pass's tile for keys `Key`, value items `Item` and accumulator `T`: each thread takes
+/// run_pass_thread_bytes of the widest of the three, at most 16 items. Fewer threads for wide
+/// types keep the staging arrays within a block's 48 KiB of static shared memory. A run is short,
+/// and reduced in the run pass, when it has at most short_max items: one lane's worth (its
+/// segmented bits are a left fold) and at most a thread's (so it spans two threads at most).
+template <class Key, class Item, class T>
+struct run_pass_shape
+{
+  static constexpr std::size_t widest = std::max({sizeof(Key), sizeof(Item), sizeof(T)});
+  static constexpr int threads        = widest <= 16 ? 256 : widest <= 64 ? 128 : widest <= 128 ? 64 : 32;
+  static constexpr int items          = widest >= run_pass_thread_bytes     ? 1
+                                      : run_pass_thread_bytes / widest > 16 ? 16
+                                                                            : static_cast<int>(run_pass_thread_bytes / widest);
+  static constexpr int short_max      = tile_lane_items<Item> < items ? tile_lane_items<Item> : items;
+  static constexpr int tile_items     = threads * items;
+};
+} // namespace rk::detail

@@ -20,11 +20,12 @@
 ///
 /// The GPU backends split the tiles over blocks as evenly as the grid allows; each block computes
 /// the largest nodes that lie inside its share, and the nodes cut by a block boundary are put
-/// together from the pieces on both sides (assemble_cut_node, in rk/cuda/tile_tree.cuh). rk::host
+/// together from the pieces on both sides (assemble_cut_node, in rk/cuda/agent/tile_tree_finish.cuh). rk::host
 /// computes the same nodes on threads. Which processor computes a node, and when, never changes
 /// its value.
 
 #include <rk/detail/config.hpp>
+#include <rk/detail/integer.hpp>
 
 #include <cstdint>
 #include <type_traits>
@@ -51,11 +52,6 @@ inline constexpr offset_t max_tree_parts = 16384;
 /// Levels of the tile tree that a block's nodes may reach (2^20 tiles: 1 GiB of 1-KiB tiles per
 /// node); above that, the final pass takes over.
 inline constexpr int max_node_level = 20;
-
-RK_HOST_DEVICE constexpr offset_t tile_count(offset_t n, int items_per_tile)
-{
-  return (n + items_per_tile - 1) / items_per_tile;
-}
 
 /// A contiguous run of tiles [begin, end) of a tree over `tiles` tiles, and the tree nodes that
 /// lie inside it ("complete"). A node reaching past the last tile counts as its part before it.
@@ -149,9 +145,9 @@ RK_HOST_DEVICE constexpr tile_split make_tile_split(offset_t tiles, offset_t par
   parts                  = parts < 1 ? 1 : parts;
   int level              = parts == 1 ? (tiles <= 1 ? 0 : floor_log2(tiles - 1) + 1) : floor_log2(tiles / parts);
   level                  = level < max_node_level ? level : max_node_level;
-  const offset_t longest = (tiles + parts - 1) / parts;
+  const offset_t longest = ceil_div(tiles, parts);
   const offset_t nodes   = (tiles + (offset_t{1} << level) - 1) >> level;
-  const offset_t aligned_longest = ((nodes + parts - 1) / parts) << level;
+  const offset_t aligned_longest = ceil_div(nodes, parts) << level;
   const bool aligned             = parts == 1 || aligned_longest <= longest + longest / aligned_split_slack;
   const int align                = aligned ? level : 0;
   const offset_t units           = aligned ? nodes : tiles;

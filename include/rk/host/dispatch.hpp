@@ -1,11 +1,11 @@
 #pragma once
 // reduce_dispatch and explain_dispatch for the host policies.
 
-#include <rk/detail/reduce_api.hpp>
-#include <rk/detail/segmented_api.hpp>
+#include <rk/flat_reduce.hpp>
 #include <rk/host/reduce_parallel.hpp>
 #include <rk/host/reduce_seq.hpp>
 #include <rk/host/segmented.hpp>
+#include <rk/segmented_reduce.hpp>
 
 #include <string>
 

@@ -39,7 +39,7 @@ T host_tile_value(RandomIt first, offset_t n, offset_t tile, BinaryOp& op)
   constexpr int lane_items = tile_lane_items<item>;
   const offset_t begin     = tile * tile_items<item>;
   const offset_t count     = std::min<offset_t>(tile_items<item>, n - begin);
-  const int lanes          = static_cast<int>((count + lane_items - 1) / lane_items);
+  const int lanes          = static_cast<int>(ceil_div(count, offset_t{lane_items}));
   std::optional<T> lane[tile_lanes];
   for (int l = 0; l < lanes; ++l)
   {
@@ -79,7 +79,7 @@ template <class T, class RandomIt, class BinaryOp>
 T host_tree_root(RandomIt first, offset_t n, BinaryOp& op)
 {
   using item = tree_item_t<RandomIt>;
-  return host_tiles_value<T>(first, n, 0, tile_count(n, tile_items<item>), op);
+  return host_tiles_value<T>(first, n, 0, ceil_div(n, offset_t{tile_items<item>}), op);
 }
 
 /// Runs work(t) for t in [0, threads): on threads - 1 new threads and the calling one (which also
@@ -136,7 +136,7 @@ T reduce_parallel_root(const host_policy& policy, RandomIt first, std::int64_t n
 {
   using item             = tree_item_t<RandomIt>;
   const unsigned threads = host_thread_count(policy, n);
-  const offset_t tiles   = tile_count(n, tile_items<item>);
+  const offset_t tiles   = ceil_div(n, offset_t{tile_items<item>});
   // Several nodes per thread, so that uneven node counts cost little.
   const tile_split split = make_tile_split(tiles, std::min<offset_t>(tiles, offset_t{threads} * 4));
   const offset_t nodes   = split.nodes();

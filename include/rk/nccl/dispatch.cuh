@@ -6,12 +6,13 @@
 // memory, in one kernel. Everything is enqueued on the policy's stream; only the value-returning
 // rk::reduce waits.
 
-#include <rk/cuda/dispatch.cuh>
+#include <rk/cuda/dispatch/common.cuh>
+#include <rk/cuda/dispatch/flat_engine.cuh>
 #include <rk/cuda/error.cuh>
 #include <rk/cuda/functional.cuh>
 #include <rk/cuda/launch.cuh>
+#include <rk/cuda/primitives/warp_reduce.cuh>
 #include <rk/cuda/runtime.cuh>
-#include <rk/cuda/warp_reduce.cuh>
 #include <rk/detail/range.hpp>
 #include <rk/nccl/error.cuh>
 #include <rk/nccl/kernels.cuh>
@@ -80,7 +81,7 @@ void gather_and_fold(ncclComm_t comm, const nccl_workspace* workspace, const ncc
 #endif
   (void) workspace;
   using record          = maybe<T>;
-  scratch_lease scratch = lease_scratch(device.ordinal, stream, sizeof(record),
+  scratch_lease scratch = lease_scratch(device.ordinal, stream, 0, sizeof(record),
                                         static_cast<std::size_t>(me.ranks) * sizeof(record));
   record* records       = static_cast<record*>(scratch.partials);
   launch_kernel(store_shard_record_kernel<T>, 1, 1, stream, "rk::nccl: storing this rank's record", shard_value,
@@ -109,9 +110,7 @@ void gather_and_fold(ncclComm_t comm, const nccl_workspace* workspace, const ncc
 template <gpu_backend Backend, class Provider, class InputIt, class T, class BinaryOp>
 T reduce_dispatch(const nccl_policy<Backend, Provider>& policy, InputIt first, InputIt last, T init, BinaryOp user_op)
 {
-  const auto& op = detail::to_device_operator(user_op);
-  using Op       = detail::device_operator_t<BinaryOp>;
-  detail::check_gpu_call<Backend, InputIt, T, Op>();
+  const auto op              = detail::gpu_operator<Backend, InputIt, T>(user_op);
   const std::int64_t n       = detail::checked_distance(first, last);
   const detail::nccl_rank me = detail::query_rank(policy.comm, "rk::reduce with rk::nccl");
   const cudaStream_t stream  = policy.stream();
@@ -143,17 +142,11 @@ template <gpu_backend Backend, class Provider, class InputIt, class OutputPtr, c
 void reduce_into(const nccl_policy<Backend, Provider>& policy, InputIt first, InputIt last, OutputPtr out, T init,
                  BinaryOp user_op)
 {
-  const auto& op = detail::to_device_operator(user_op);
-  using Op       = detail::device_operator_t<BinaryOp>;
-  detail::check_gpu_call<Backend, InputIt, T, Op>();
-  T* result                          = detail::unwrap_output<T>(out);
+  const auto op                      = detail::gpu_operator<Backend, InputIt, T>(user_op);
   const std::int64_t n               = detail::checked_distance(first, last);
   const detail::nccl_rank me         = detail::query_rank(policy.comm, "rk::reduce_into with rk::nccl");
   const detail::device_facts& device = detail::current_device_facts();
-  if constexpr (!std::is_same_v<typename thrust::iterator_system<OutputPtr>::type, thrust::device_system_tag>)
-  {
-    detail::check_device_accessible(result, "the output pointer", device);
-  }
+  T* result                          = detail::to_device_result<T>(out, device);
   // The shard's result waits in *out (ours until the stream reaches the end of this call) for the
   // gather.
   if (n > 0)

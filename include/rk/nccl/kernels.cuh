@@ -6,7 +6,7 @@
 //  - The symmetric step (rk::nccl_workspace): one kernel stores the record into every peer's
 //    memory and folds the records that arrive in its own.
 
-#include <rk/cuda/warp_reduce.cuh>
+#include <rk/cuda/primitives/warp_reduce.cuh>
 #include <rk/nccl/workspace.cuh>
 
 #include <cuda/atomic>

@@ -1,0 +1,117 @@
+#pragma once
+// The segment engine: the launches of segmented reduce's kernels over any segment source and
+// output, and the scratch they need. rk::segmented_reduce runs it over the caller's segments,
+// rk::reduce_by_key over the long runs its run pass lists.
+
+#include <rk/cuda/agent/reduce_agent.cuh>
+#include <rk/cuda/kernels/segmented_reduce.cuh>
+#include <rk/cuda/launch.cuh>
+#include <rk/cuda/policy.cuh>
+#include <rk/cuda/runtime.cuh>
+#include <rk/detail/integer.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+namespace rk::detail
+{
+/// The block body for a vectorizable input's segments that do not start on the 16-byte grid: the
+/// same input read element by element (no such segments for other inputs).
+template <bool Vectorized, class Provider, class Input, class T>
+struct element_agent_of
+{
+  using type = reduce_agent<Provider, Input, T>;
+};
+template <class Provider, class Input, class T>
+struct element_agent_of<true, Provider, Input, T>
+{
+  using type = reduce_agent<Provider, element_input_t<Input>, T>;
+};
+
+/// One segmented reduction's launches and the scratch they need: [long-list arrays | node and
+/// piece values], plus counter_words of the lease's counters, which the kernels leave at zero as
+/// they found them (no memset per call). The sizes depend on the device and T, not on the segments
+/// (the long list has a fixed capacity), so a caller that needs scratch of its own
+/// (rk::reduce_by_key) can take both in one lease.
+template <gpu_backend Backend, class Provider, class Input, class Segments, class Output, class T, class Init, class Op>
+struct segmented_launch
+{
+  // The item read from memory: its size fixes the tiles, and every kernel must count them alike
+  // (an input adaptor's items are its base's).
+  using item                      = tree_item_t<Input>;
+  static constexpr part_join join = Backend == gpu_backend::two_pass ? part_join::finish_kernel
+                                  : Backend == gpu_backend::atomic   ? part_join::atomic
+                                                                     : part_join::last_block;
+  // rk::atomic combines parts in arrival order, so a fixed tree would buy it nothing.
+  using provider =
+    with_tree_shape<Provider, join == part_join::atomic ? tree_shape::grid_ordered : tree_shape::pairwise_tiles>;
+  using vector_agent  = reduce_agent<provider, Input, T>;
+  using element_agent = typename element_agent_of<vector_agent::vectorized, provider, Input, T>::type;
+  static constexpr auto short_kernel =
+    short_segments_kernel<item, T, join == part_join::atomic, Input, Segments, Output, Init, Op>;
+  static constexpr auto long_kernel =
+    long_segments_kernel<vector_agent, element_agent, join, T, Input, Output, Init, Op>;
+  static constexpr std::size_t capacity      = long_segment_capacity;
+  static constexpr std::size_t counter_words = long_segment_list::counter_words;
+  static constexpr std::size_t list_bytes    = long_segment_list::array_bytes;
+
+  std::int64_t short_cap;
+  std::int64_t long_grid;
+  std::size_t values_bytes;
+
+  explicit segmented_launch(const device_facts& device)
+  {
+    // Grids: the short kernel one wave at most, and at most one block per 32 segments; the long
+    // kernel one wave, whose blocks take the plan's parts from a queue.
+    short_cap = std::int64_t{resident_blocks_per_sm<short_kernel>(segment_block_threads, device.ordinal)}
+              * device.multiprocessors;
+    long_grid    = max_grid<long_kernel>(vector_agent::tuning, vector_agent::block_threads, device);
+    values_bytes = join == part_join::atomic
+                   ? 0
+                   : static_cast<std::size_t>(long_segment_list::values_needed<T>(long_grid)) * sizeof(T);
+  }
+
+  std::size_t scratch_bytes() const
+  {
+    return list_bytes + values_bytes;
+  }
+
+  /// Enqueues the launches on `stream`, with scratch_bytes() of device memory at `scratch` and
+  /// counter_words zeroed words at `counters`.
+  void enqueue(Input input, Segments segments, Output output, Init init, const Op& op, void* scratch,
+               unsigned* counters, cudaStream_t stream, const device_facts& device) const
+  {
+    auto* base                   = static_cast<unsigned char*>(scratch);
+    const long_segment_list list = long_segment_list::lay_out(base, counters, long_grid);
+    T* values                    = reinterpret_cast<T*>(base + list_bytes);
+
+    unsigned long long* error_word = device_error_word(device.ordinal);
+    const std::int64_t short_grid  = std::min<std::int64_t>(short_cap, ceil_div<std::int64_t>(segments.count, 32));
+    launch_kernel(short_kernel, static_cast<unsigned>(short_grid), segment_block_threads, stream,
+                  "rk::segmented_reduce: launching the short-segment kernel", input, segments, output, init, list,
+                  error_word, op);
+    try
+    {
+      launch_kernel(long_segments_plan_kernel<item>, 1, segment_block_threads, stream,
+                    "rk::segmented_reduce: launching the long-segment plan", list);
+      launch_kernel(long_kernel, static_cast<unsigned>(long_grid), vector_agent::block_threads, stream,
+                    "rk::segmented_reduce: launching the long-segment kernel", input, list, values, output, init, op);
+      if constexpr (join == part_join::finish_kernel)
+      {
+        constexpr int finish_threads = vector_agent::block_threads;
+        launch_kernel(long_segments_finish_kernel<finish_threads, item, T, Output, Init, Op>,
+                      static_cast<unsigned>(std::min<std::int64_t>(long_grid, capacity)), finish_threads, stream,
+                      "rk::segmented_reduce: launching the long-segment finish kernel", list, values, output, init, op);
+      }
+    }
+    catch (...)
+    {
+      // The short kernel is enqueued and raises the list's counters, and the kernel that would
+      // have zeroed them will not run: zero them behind it for the scratch's next user.
+      (void) cudaMemsetAsync(counters, 0, counter_words * sizeof(unsigned), stream);
+      throw;
+    }
+  }
+};
+} // namespace rk::detail

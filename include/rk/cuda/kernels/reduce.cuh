@@ -1,0 +1,191 @@
+#pragma once
+// rk::reduce's __global__ entry points and their epilogues, and nothing else. Each runs the
+// block body of its agent (rk/cuda/agent/reduce_agent.cuh) and then its backend's epilogue.
+//
+// Under the reproducible tree (tree_shape::pairwise_tiles, the default; body in
+// rk/cuda/agent/tile_tree.cuh) every block stores its node values and the pieces of the nodes its
+// boundaries cut:
+//   two-pass     a second one-block kernel finishes the cut nodes and runs the final tree
+//   single-pass  the last block to finish does what two-pass's second kernel does
+// Under the grid-ordered tree (rk/cuda/agent/grid_ordered.cuh) every block reduces its share to one value:
+//   two-pass     store the block's result; a second one-block kernel reduces the results
+//   single-pass  store the block's result; the last block to finish reduces all of them
+//   atomic       combine the block's result into the output with an atomic (always this tree)
+// `init` is folded in exactly once, on the left, by whichever block produces the final value.
+
+#include <rk/cuda/agent/reduce_agent.cuh>
+#include <rk/cuda/agent/tile_tree_finish.cuh>
+#include <rk/cuda/primitives/arrival.cuh>
+#include <rk/cuda/primitives/atomic_combine.cuh>
+#include <rk/cuda/tuning.cuh>
+#include <rk/detail/store.hpp>
+
+#include <cuda/atomic>
+
+namespace rk::detail
+{
+template <class Agent, class Input, class T, class Op>
+__global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks_per_sm)
+  two_pass_partials_kernel(Input first, typename Agent::plan_type plan, T* partials, initial_value<T> init, T* out,
+                           Op op)
+{
+  if constexpr (Agent::pairwise)
+  {
+    const maybe<T> root = Agent::reduce_part(first, plan, blockIdx.x, Agent::outputs(plan, partials), op);
+    if (plan.split.nodes() == 1 && threadIdx.x == 0)
+    {
+      store_every_byte<T>(out, init.combine(root.slot.value, op)); // one block held the whole tree: no second kernel
+    }
+  }
+  else
+  {
+    (void) init;
+    (void) out;
+    const T total = Agent::reduce_block(first, plan, static_cast<int>(blockIdx.x), op);
+    if (threadIdx.x == 0)
+    {
+      store_every_byte(partials + blockIdx.x, total);
+    }
+  }
+}
+
+template <class Agent, class T, class Op>
+__global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks_per_sm)
+  two_pass_final_kernel(typename Agent::plan_type plan, T* partials, initial_value<T> init, T* out, Op op)
+{
+  constexpr int block_threads = Agent::block_threads;
+  if constexpr (Agent::pairwise)
+  {
+    const T all = finish_split<block_threads, T>(plan.split, Agent::outputs(plan, partials), op);
+    if (threadIdx.x == 0)
+    {
+      store_every_byte<T>(out, init.combine(all, op));
+    }
+  }
+  else
+  {
+    const T total = block_reduce_items<block_threads, final_partials_per_thread, T>(partials, plan.blocks, op);
+    if (threadIdx.x == 0)
+    {
+      store_every_byte<T>(out, init.combine(total, op));
+    }
+  }
+}
+
+template <class Agent, class Input, class T, class Op>
+__global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks_per_sm)
+  single_pass_kernel(Input first, typename Agent::plan_type plan, T* partials, grid_counters* counters,
+                     initial_value<T> init, T* out, Op op)
+{
+  __shared__ bool is_last;
+  if constexpr (Agent::pairwise)
+  {
+    const tile_split& split       = plan.split;
+    const offset_t part           = blockIdx.x;
+    const tree_outputs<T> outputs = Agent::outputs(plan, partials);
+    const maybe<T> root           = Agent::reduce_part(first, plan, part, outputs, op);
+    if (split.nodes() == 1)
+    {
+      if (threadIdx.x == 0)
+      {
+        store_every_byte<T>(out, init.combine(root.slot.value, op));
+      }
+      return;
+    }
+    if (!part_arrives_last(counters->arrivals, gridDim.x))
+    {
+      return;
+    }
+    // No fence here: thread 0's acquire saw every block's release, and the barrier in
+    // part_arrives_last orders thread 0 before the other threads of this block.
+    const T all = finish_split<Agent::block_threads, T>(split, outputs, op);
+    if (threadIdx.x == 0)
+    {
+      store_every_byte<T>(out, init.combine(all, op));
+    }
+  }
+  else
+  {
+    const T total = Agent::reduce_block(first, plan, static_cast<int>(blockIdx.x), op);
+    if (plan.blocks == 1)
+    {
+      if (threadIdx.x == 0)
+      {
+        store_every_byte<T>(out, init.combine(total, op));
+      }
+      return;
+    }
+    if (threadIdx.x == 0)
+    {
+      store_every_byte(partials + blockIdx.x, total);
+      is_last = arrive_last(counters->arrivals, gridDim.x);
+    }
+    __syncthreads();
+    if (!is_last)
+    {
+      return;
+    }
+    // No fence here: thread 0's acquire saw every block's release, and the barrier above orders
+    // thread 0 before the other threads of this block (causality is transitive through bar.sync),
+    // so every thread reads the published partials.
+    const T all = block_reduce_items<Agent::block_threads, final_partials_per_thread, T>(partials, plan.blocks, op);
+    if (threadIdx.x == 0)
+    {
+      store_every_byte<T>(out, init.combine(all, op));
+    }
+  }
+}
+
+template <class Agent, class Input, class T, class Op>
+__global__ void __launch_bounds__(Agent::block_threads)
+  atomic_kernel(Input first, range_plan plan, grid_counters* counters, initial_value<T> init, T* out, Op op)
+{
+  static_assert(!Agent::pairwise, "rk::atomic runs the grid-ordered tree");
+  const T total = Agent::reduce_block(first, plan, static_cast<int>(blockIdx.x), op);
+  if (threadIdx.x != 0)
+  {
+    return;
+  }
+  if (plan.blocks == 1)
+  {
+    store_every_byte<T>(out, init.combine(total, op));
+    return;
+  }
+  // No identity is assumed, so the output cannot be pre-filled: the first block to arrive stores
+  // op(init, its result) and raises `ready`; the others wait for that, then combine atomically.
+  // The first arrival is running (it took its ticket after finishing its range) and waits on
+  // nothing, so the wait always ends. The last block to depart takes back what the grid added to
+  // each word, so the words are zero again for the next user of this scratch (no two grids that
+  // can overlap share it: rk/cuda/runtime.cuh).
+  using counter = ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>;
+  counter arrivals(counters->arrivals);
+  counter ready(counters->ready);
+  counter departures(counters->departures);
+  if (arrivals.fetch_add(1u, ::cuda::std::memory_order_relaxed) == 0)
+  {
+    store_every_byte<T>(out, init.combine(total, op));
+    ready.fetch_add(1u, ::cuda::std::memory_order_release);
+  }
+  else
+  {
+    while (ready.load(::cuda::std::memory_order_acquire) == 0)
+    {
+      __nanosleep(32);
+    }
+    atomic_combine(out, total, op);
+  }
+  if (departures.fetch_add(1u, ::cuda::std::memory_order_acq_rel) == gridDim.x - 1)
+  {
+    arrivals.fetch_sub(gridDim.x, ::cuda::std::memory_order_relaxed);
+    ready.fetch_sub(1u, ::cuda::std::memory_order_relaxed);
+    departures.fetch_sub(gridDim.x, ::cuda::std::memory_order_relaxed);
+  }
+}
+
+/// Empty input: the result is `init`, and `op` is never called.
+template <class T>
+__global__ void store_init_kernel(T init, T* out)
+{
+  store_every_byte(out, init);
+}
+} // namespace rk::detail

@@ -1,0 +1,128 @@
+#pragma once
+// A lane's fold and a tile's value: the leaves of rk's tree (rk/detail/tree.hpp), which every
+// algorithm's block body computes the same way. A lane folds its items left to right; a tile
+// combines its lanes with the warp's pairwise tree.
+
+#include <rk/cuda/primitives/load.cuh>
+#include <rk/cuda/primitives/warp_reduce.cuh>
+#include <rk/detail/tree.hpp>
+
+#include <type_traits>
+
+namespace rk::detail
+{
+/// A window is one warp's worth of tiles, 2^5: the level of the tree a warp's shuffles reach.
+inline constexpr int window_level = 5;
+static_assert(warp_threads == 1 << window_level);
+
+/// A full lane's items, loaded before any is combined.
+template <int LaneItems, class It>
+__device__ __forceinline__ void load_lane(const It& first, offset_t begin,
+                                          std::remove_cv_t<iterator_item_t<It>> (&v)[LaneItems])
+{
+#pragma unroll
+  for (int i = 0; i < LaneItems; ++i)
+  {
+    v[i] = first[begin + i];
+  }
+}
+
+/// The left fold of a full lane's loaded items.
+template <class T, int LaneItems, class Item, class Op>
+__device__ __forceinline__ T fold_lane(const Item (&v)[LaneItems], Op& op)
+{
+  T acc(v[0]);
+#pragma unroll
+  for (int i = 1; i < LaneItems; ++i)
+  {
+    acc = op(acc, static_cast<T>(v[i]));
+  }
+  return acc;
+}
+
+/// The left fold `T(x0) op x1 op ...` of the `count` >= 0 items from `first + begin`; empty when
+/// `count` is 0. A run of at most MaxItems items has all its loads issued before the first
+/// combine (one memory round trip: a lane of the tree, a thread's slice of partials), a full one
+/// without predicates; a longer run is folded as it loads.
+template <int MaxItems, class T, class It, class Op>
+__device__ __forceinline__ uninitialized<T> fold_items(const It& first, offset_t begin, offset_t count, Op& op)
+{
+  using item = std::remove_cv_t<iterator_item_t<It>>;
+  uninitialized<T> total;
+  if constexpr (std::is_trivially_default_constructible_v<item>)
+  {
+    if (count == MaxItems)
+    {
+      item v[MaxItems];
+      load_lane<MaxItems>(first, begin, v);
+      total.emplace(fold_lane<T>(v, op));
+      return total;
+    }
+  }
+  if constexpr (std::is_trivially_copyable_v<item>)
+  {
+    if (count <= MaxItems)
+    {
+      uninitialized<item> v[MaxItems];
+#pragma unroll
+      for (int j = 0; j < MaxItems; ++j)
+      {
+        if (j < count)
+        {
+          v[j].emplace(first[begin + j]);
+        }
+      }
+      if (count > 0)
+      {
+        T acc(v[0].value);
+#pragma unroll
+        for (int j = 1; j < MaxItems; ++j)
+        {
+          if (j < count)
+          {
+            acc = op(acc, static_cast<T>(v[j].value));
+          }
+        }
+        total.emplace(acc);
+      }
+      return total;
+    }
+  }
+  if (count > 0)
+  {
+    T acc(first[begin]);
+    for (offset_t i = 1; i < count; ++i)
+    {
+      acc = op(acc, static_cast<T>(first[begin + i]));
+    }
+    total.emplace(acc);
+  }
+  return total;
+}
+
+/// One lane of the tree: the left fold of `count` (1..LaneItems) items from `first + begin`.
+template <int LaneItems, class T, class It, class Op>
+__device__ __forceinline__ T lane_fold(const It& first, offset_t begin, int count, Op& op)
+{
+  return fold_items<LaneItems, T>(first, begin, count, op).value;
+}
+
+/// The value of a tile of `count` items (1 to a tile's worth; 0 marks a group without a tile)
+/// from `first + begin`, by the Width >= count / LaneItems lanes that hold it (`lane` is this
+/// thread's place among them): each lane folds its items, lanes without items drop out, the
+/// lanes combine pairwise. Result valid in the group's lane 0. Inlined: each caller's path is hot
+/// (a called copy in the segmented warps measured 10-20 % slower).
+template <int LaneItems, class T, class It, class Op>
+__device__ __forceinline__ T tile_value(const It& first, offset_t begin, offset_t count, Op& op, int lane)
+{
+  const int lanes = static_cast<int>(ceil_div(count, offset_t{LaneItems}));
+  uninitialized<T> mine;
+  if (lane < lanes)
+  {
+    const offset_t at   = offset_t{lane} * LaneItems;
+    const offset_t left = count - at;
+    mine.emplace(lane_fold<LaneItems, T>(first, begin + at, left < LaneItems ? static_cast<int>(left) : LaneItems, op));
+  }
+  return warp_reduce(mine.value, op, lane, lanes);
+}
+} // namespace rk::detail

@@ -1,0 +1,267 @@
+#pragma once
+// How the kernels read an input range: 16-byte vectors when it is a contiguous array of
+// arithmetic items, one element at a time through the iterator otherwise. Both present the same
+// "chunk" interface to the block body (rk/cuda/agent/grid_ordered.cuh, rk/cuda/agent/tile_tree.cuh).
+
+#include <rk/cuda/primitives/warp_reduce.cuh>
+#include <rk/detail/config.hpp>
+#include <rk/detail/input_adaptors.hpp>
+#include <rk/detail/tree.hpp>
+
+#include <thrust/iterator/iterator_traits.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <type_traits>
+#include <utility>
+
+namespace rk::detail
+{
+inline constexpr int vector_bytes = 16;
+
+template <class It>
+using iterator_item_t = typename thrust::iterator_traits<It>::value_type;
+
+/// Items that 16-byte vector loads can carry: plain bytes (arithmetic types, and trivial structs
+/// such as a pair of ints) whose size divides 16.
+template <class Item>
+inline constexpr bool is_vector_item_v = std::is_trivially_copyable_v<Item>
+                                      && std::is_trivially_default_constructible_v<Item>
+                                      && vector_bytes % sizeof(Item) == 0;
+
+/// A device pointer read one element at a time. Vectorizable items whose alignment is below their
+/// size (a pair of ints) can sit at an address that no 16-byte vector load reaches in step; such a
+/// range is read through this wrapper by the whole grid, instead of by one warp.
+template <class Item>
+struct element_pointer
+{
+  using value_type        = Item;
+  using difference_type   = std::ptrdiff_t;
+  using pointer           = const Item*;
+  using reference         = const Item&;
+  using iterator_category = std::random_access_iterator_tag;
+
+  const Item* items;
+
+  __host__ __device__ element_pointer operator+(offset_t n) const
+  {
+    return {items + n};
+  }
+  __host__ __device__ const Item& operator[](offset_t i) const
+  {
+    return items[i];
+  }
+};
+
+/// What a vectorized read applies to the item at `position` (counted from the kernel input's first
+/// item) before it meets `op`: nothing (rk::reduce), or what the input adaptors ask for.
+struct no_transform
+{
+  template <class X>
+  __device__ __forceinline__ const X& operator()(const X& x, offset_t) const
+  {
+    return x;
+  }
+};
+
+/// indexed_input's: the item and its index.
+template <class Item, class Index>
+struct with_position
+{
+  Index first_index;
+  __device__ __forceinline__ arg_result<Item, Index> operator()(const Item& x, offset_t position) const
+  {
+    return {x, static_cast<Index>(first_index + position)};
+  }
+};
+
+/// transformed_input's: its transform over what the inner adaptor gives, converted to T.
+template <class F, class Inner, class T>
+struct then_transform
+{
+  F transform;
+  Inner inner;
+  template <class X>
+  __device__ __forceinline__ T operator()(const X& x, offset_t position) const
+  {
+    return static_cast<T>(transform(inner(x, position)));
+  }
+};
+
+/// An input the kernels read with 16-byte vector loads: an array of vectorizable items behind a
+/// raw pointer (16-byte aligned: with_aligned_reads reads any other through element_pointer),
+/// possibly under input adaptors, whose work becomes the `transform` applied to each item loaded.
+template <class Input>
+struct vector_source
+{
+  static constexpr bool vectorizable = false;
+  using transform                    = no_transform;
+};
+template <class Item>
+struct vector_source<const Item*>
+{
+  static constexpr bool vectorizable = is_vector_item_v<Item>;
+  using transform                    = no_transform;
+  __host__ __device__ static const Item* items(const Item* p)
+  {
+    return p;
+  }
+  __host__ __device__ static transform transform_of(const Item*)
+  {
+    return {};
+  }
+};
+template <class Item>
+struct vector_source<Item*> : vector_source<const Item*>
+{};
+template <class Item, class Index>
+struct vector_source<indexed_input<const Item*, Index>>
+{
+  static constexpr bool vectorizable = is_vector_item_v<Item>;
+  using transform                    = with_position<std::remove_cv_t<Item>, Index>;
+  __host__ __device__ static const Item* items(const indexed_input<const Item*, Index>& in)
+  {
+    return in.base;
+  }
+  __host__ __device__ static transform transform_of(const indexed_input<const Item*, Index>& in)
+  {
+    return {in.first_index};
+  }
+};
+template <class Base, class F, class T>
+struct vector_source<transformed_input<Base, F, T>>
+{
+  using inner                        = vector_source<Base>;
+  static constexpr bool vectorizable = inner::vectorizable;
+  using transform                    = then_transform<F, typename inner::transform, T>;
+  __host__ __device__ static auto items(const transformed_input<Base, F, T>& in)
+  {
+    return inner::items(in.base);
+  }
+  __host__ __device__ static transform transform_of(const transformed_input<Base, F, T>& in)
+  {
+    return {in.transform, inner::transform_of(in.base)};
+  }
+};
+
+/// The same input read element by element (its array is not 16-byte aligned): an element_pointer
+/// for a raw pointer, each input adaptor over what its base becomes (adaptors nest: arg_min_max
+/// reads a transformed_input over an indexed_input).
+template <class Input>
+__host__ __device__ auto element_input(const Input& first)
+{
+  if constexpr (std::is_pointer_v<Input>)
+  {
+    return element_pointer<std::remove_cv_t<std::remove_pointer_t<Input>>>{first};
+  }
+  else
+  {
+    return first.rebase(element_input(first.base));
+  }
+}
+
+template <class Input>
+using element_input_t = decltype(element_input(std::declval<const Input&>()));
+
+/// Calls `f` with what the kernels read for `input`: the input itself, or, where it is read as
+/// 16-byte vectors but its first item is not on the 16-byte grid, the same input read element by
+/// element. The tree's tiles count from the first item, so its vector loads need that boundary.
+/// The one rule for a whole range (on the host, before the launch) and for each segment (on the
+/// device: every segment starts where it starts).
+RK_EXEC_CHECK_DISABLE
+template <class Input, class F>
+__host__ __device__ decltype(auto) with_aligned_reads(const Input& input, F&& f)
+{
+  if constexpr (vector_source<Input>::vectorizable)
+  {
+    if (reinterpret_cast<std::uintptr_t>(vector_source<Input>::items(input)) % vector_bytes != 0)
+    {
+      return f(element_input(input));
+    }
+  }
+  return f(input);
+}
+
+/// Vectorized chunks: each lane reads `LaneVectors` adjacent 16-byte vectors of the chunk, and
+/// passes every item through `Transform` on its way to T.
+template <class Item, class T, int LaneVectors, class Transform = no_transform>
+struct vector_chunks
+{
+  static constexpr int vector_items = vector_bytes / static_cast<int>(sizeof(Item));
+  static constexpr int lane_items   = LaneVectors * vector_items;
+  static constexpr int chunk_items  = warp_threads * lane_items;
+
+  struct alignas(vector_bytes) vector
+  {
+    Item item[vector_items];
+  };
+  struct fragment
+  {
+    vector v[LaneVectors];
+    offset_t first; ///< the lane's first item, from body (dead, and so dropped, unless the transform reads it)
+  };
+
+  const Item* body; // 16-byte aligned start of the body
+  Transform transform;
+
+  template <class Op>
+  __device__ __forceinline__ void load(offset_t chunk, int lane, fragment& f, Op&) const
+  {
+    f.first         = chunk * chunk_items + offset_t{lane} * lane_items;
+    const vector* p = reinterpret_cast<const vector*>(body + chunk * chunk_items) + lane * LaneVectors;
+#pragma unroll
+    for (int k = 0; k < LaneVectors; ++k)
+    {
+      f.v[k] = p[k];
+    }
+  }
+
+  template <class Op>
+  __device__ __forceinline__ T reduce(const fragment& f, Op& op) const
+  {
+    T acc = static_cast<T>(transform(f.v[0].item[0], f.first));
+#pragma unroll
+    for (int i = 1; i < lane_items; ++i)
+    {
+      acc = op(acc, static_cast<T>(transform(f.v[i / vector_items].item[i % vector_items], f.first + i)));
+    }
+    return acc;
+  }
+};
+
+/// Generic chunks: each lane reads `LaneItems` adjacent elements through the iterator and reduces
+/// them as it loads (T may have no default constructor, so nothing is staged).
+template <class It, class T, int LaneItems>
+struct iterator_chunks
+{
+  static constexpr int lane_items  = LaneItems;
+  static constexpr int chunk_items = warp_threads * lane_items;
+
+  struct fragment
+  {
+    uninitialized<T> lane_total;
+  };
+
+  It body;
+
+  template <class Op>
+  __device__ __forceinline__ void load(offset_t chunk, int lane, fragment& f, Op& op) const
+  {
+    const It p = body + (chunk * chunk_items + lane * LaneItems);
+    T acc(p[0]);
+#pragma unroll
+    for (int i = 1; i < LaneItems; ++i)
+    {
+      acc = op(acc, static_cast<T>(p[i]));
+    }
+    f.lane_total.emplace(acc);
+  }
+
+  template <class Op>
+  __device__ __forceinline__ T reduce(const fragment& f, Op&) const
+  {
+    return f.lane_total.value;
+  }
+};
+} // namespace rk::detail

@@ -1,0 +1,34 @@
+#pragma once
+// Integer helpers every layer uses: the one ceiling division, and rounding up to a multiple.
+
+#include <rk/detail/config.hpp>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace rk::detail
+{
+/// ceil(a / b) for a >= 0 and b > 0. Divides in 32 bits where both operands fit: a 64-bit
+/// division is a long instruction sequence on the GPU, and the segment planner divides once per
+/// listed segment.
+template <class I>
+RK_HOST_DEVICE constexpr I ceil_div(I a, I b)
+{
+  static_assert(std::is_integral_v<I>, "ceil_div divides integers");
+  if constexpr (sizeof(I) > 4)
+  {
+    if (((static_cast<std::uint64_t>(a) | static_cast<std::uint64_t>(b)) >> 32) == 0)
+    {
+      const auto a32 = static_cast<std::uint32_t>(a), b32 = static_cast<std::uint32_t>(b);
+      return static_cast<I>(a32 / b32 + (a32 % b32 != 0));
+    }
+  }
+  return a / b + (a % b != 0);
+}
+
+/// `bytes` rounded up to a multiple of `to`.
+RK_HOST_DEVICE constexpr std::size_t align_up(std::size_t bytes, std::size_t to)
+{
+  return ceil_div(bytes, to) * to;
+}
+} // namespace rk::detail
