@@ -129,7 +129,7 @@ __device__ T block_reduce_range(It first, const Chunks& chunks, const range_plan
     if (warp == 0)
     {
       // Parts with chunks form a prefix of the group, in chunk order.
-      const offset_t left = ceil_div(block_end - group, offset_t{InFlight});
+      const offset_t left = ceil_div<InFlight>(block_end - group);
       const int valid     = left < parts_per_group ? static_cast<int>(left) : parts_per_group;
       uninitialized<T> part;
       if (lane < valid)

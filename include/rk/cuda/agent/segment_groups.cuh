@@ -41,7 +41,7 @@ template <int LaneItems, class T, class Input, class Op>
 __device__ __forceinline__ T window_node(const Input& first, offset_t begin, offset_t n, offset_t w, Op& op, int lane)
 {
   constexpr offset_t tile = offset_t{warp_threads} * LaneItems;
-  const offset_t tiles    = ceil_div(n, tile);
+  const offset_t tiles    = ceil_div<tile>(n);
   const int in_window     = static_cast<int>(tiles - w * warp_threads < warp_threads ? tiles - w * warp_threads
                                                                                      : warp_threads);
   uninitialized<T> held_tile; // tile k's value, in lane k
@@ -254,7 +254,7 @@ __device__ __forceinline__ void reduce_short_segments(const Input& first, const 
       }
       else if (n <= long_segment_min_tiles * tile_items<Item> || !list.append(s, b, n))
       {
-        const offset_t lanes = ceil_div(n, offset_t{lane_items});
+        const offset_t lanes = ceil_div<lane_items>(n);
         if (lanes <= 16)
         {
           auto& q      = groups[lanes <= 4 ? 0 : lanes <= 8 ? 1 : 2];

@@ -198,7 +198,7 @@ struct part_count
 template <class Item>
 __device__ __forceinline__ part_count parts_of(offset_t items, offset_t target)
 {
-  const offset_t tiles      = ceil_div(items, offset_t{tile_items<Item>});
+  const offset_t tiles      = ceil_div<tile_items<Item>>(items);
   offset_t parts            = ceil_div(items, target);
   parts                     = parts < tiles ? parts : tiles;
   parts                     = parts < max_tree_parts ? parts : max_tree_parts;

@@ -32,7 +32,7 @@ void segmented_dispatch(const gpu_policy<Backend, Provider>& policy, InputIt fir
       return;
     }
     const detail::device_facts& device = detail::current_device_facts();
-    auto input                         = detail::to_device_input(first, &device);
+    auto input                         = detail::to_device_access(first, "the input range", &device);
     auto segments                      = detail::to_device_segments(host_segments, device);
     auto output                        = detail::to_device_output(out, device);
     constexpr gpu_backend backend      = detail::segmented_backend_v<Backend, T, Op, OutputIt>;

@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(VectorAgent::block_threads,
     }
     else
     {
-      const tree_plan plan          = {n, make_tile_split(ceil_div(n, offset_t{tile_items<item>}), parts)};
+      const tree_plan plan          = {n, make_tile_split(ceil_div<tile_items<item>>(n), parts)};
       const tile_split& split       = plan.split;
       const tree_outputs<T> outputs = list.outputs(values, place, prefix);
       const maybe<T> root = reduce_segment_part<VectorAgent, ElementAgent>(first, list.first_item[entry], plan, part,
@@ -155,7 +155,7 @@ __global__ void __launch_bounds__(BlockThreads)
     const offset_t entry   = list.order[place];
     const offset_t prefix  = list.part_prefix[place];
     const offset_t parts   = list.part_prefix[place + 1] - prefix;
-    const tile_split split = make_tile_split(ceil_div(list.items[entry], offset_t{tile_items<Item>}), parts);
+    const tile_split split = make_tile_split(ceil_div<tile_items<Item>>(list.items[entry]), parts);
     if (split.nodes() == 1)
     {
       continue; // long_segments_kernel stored it

@@ -31,8 +31,12 @@ __device__ __forceinline__ slice_split split_items(offset_t count, int threads, 
 template <int MaxPerLane, class T, class It, class Op>
 __device__ T warp_reduce_items(It first, offset_t begin, offset_t count, Op& op, int lane)
 {
-  const slice_split s         = split_items(count, warp_threads, lane);
-  const uninitialized<T> mine = fold_items<MaxPerLane, T>(first, begin + s.begin, s.size, op);
+  const slice_split s = split_items(count, warp_threads, lane);
+  uninitialized<T> mine;
+  if (s.size > 0)
+  {
+    mine.emplace(fold_items<MaxPerLane, true, T>(first, begin + s.begin, s.size, op));
+  }
   return warp_reduce(mine.value, op, lane, static_cast<int>(s.busy_threads));
 }
 
@@ -66,7 +70,7 @@ __device__ T block_combine_prefix(const T& mine, offset_t busy_threads, Op& op)
     T total = warp_total;
     if (warp == 0)
     {
-      const int busy_warps = static_cast<int>(ceil_div(busy_threads, offset_t{warp_threads}));
+      const int busy_warps = static_cast<int>(ceil_div<warp_threads>(busy_threads));
       uninitialized<T> part;
       if (lane < busy_warps)
       {
@@ -84,8 +88,12 @@ __device__ T block_combine_prefix(const T& mine, offset_t busy_threads, Op& op)
 template <int BlockThreads, int MaxPerThread, class T, class It, class Op>
 __device__ T block_reduce_items(It first, offset_t count, Op& op)
 {
-  const slice_split s         = split_items(count, BlockThreads, static_cast<int>(threadIdx.x));
-  const uninitialized<T> mine = fold_items<MaxPerThread, T>(first, s.begin, s.size, op);
+  const slice_split s = split_items(count, BlockThreads, static_cast<int>(threadIdx.x));
+  uninitialized<T> mine;
+  if (s.size > 0)
+  {
+    mine.emplace(fold_items<MaxPerThread, true, T>(first, s.begin, s.size, op));
+  }
   // Threads with items form a prefix.
   return block_combine_prefix<BlockThreads>(mine.value, s.busy_threads, op);
 }

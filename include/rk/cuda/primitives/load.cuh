@@ -171,7 +171,7 @@ using element_input_t = decltype(element_input(std::declval<const Input&>()));
 /// device: every segment starts where it starts).
 RK_EXEC_CHECK_DISABLE
 template <class Input, class F>
-__host__ __device__ decltype(auto) with_aligned_reads(const Input& input, F&& f)
+__host__ __device__ __forceinline__ decltype(auto) with_aligned_reads(const Input& input, F&& f)
 {
   if constexpr (vector_source<Input>::vectorizable)
   {
