@@ -13,6 +13,7 @@
 #include <thrust/sequence.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 
 using device_harness      = rk_test::gpu_harness<rk::device_policy>;
@@ -249,4 +250,64 @@ RK_GPU_TEST_CASE("rk::reduce_by_key (GPU): host pointers and a capturing stream 
     cudaGraphDestroy(graph);
   }
   REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
+}
+
+namespace
+{
+struct square_float
+{
+  __host__ __device__ float operator()(float x) const
+  {
+    return x * x;
+  }
+};
+struct scaled_index
+{
+  __host__ __device__ float operator()(std::int64_t i) const
+  {
+    return static_cast<float>(i % 2001 - 1000) * 1e-3f;
+  }
+};
+} // namespace
+
+// Found by the soak (test/soak/, seed 7): nvcc fused a transform's last multiply with the sum's
+// add into one FMA, so a transformed float sum missed rk::host's (and rk::reduce's) bits by an ulp.
+RK_GPU_TEST_CASE("same bits: a transform that ends in a multiply is not fused with the sum (transform_reduce, "
+                 "transform iterators, segments over them)")
+{
+  for (const std::int64_t n : {5, 63, 2048, 16652, 196610, 1 << 20})
+  {
+    std::vector<float> h(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i)
+    {
+      h[static_cast<std::size_t>(i)] = scaled_index{}(i * 7 + 3);
+    }
+    const thrust::device_vector<float> d(h.begin(), h.end());
+    const float gpu  = rk::transform_reduce(rk::device, d.begin(), d.end(), 0.5f, rk::plus{}, square_float{});
+    const float host = rk::transform_reduce(rk::host, h.begin(), h.end(), 0.5f, rk::plus{}, square_float{});
+    CHECK(std::memcmp(&gpu, &host, sizeof(float)) == 0);
+    const float two      = rk::transform_reduce(rk::two_pass, d.begin() + 1, d.end(), 0.5f, rk::plus{}, square_float{});
+    const float two_host = rk::transform_reduce(rk::host, h.begin() + 1, h.end(), 0.5f, rk::plus{}, square_float{});
+    CHECK(std::memcmp(&two, &two_host, sizeof(float)) == 0);
+    const auto computed = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), scaled_index{});
+    const float from_iterator = rk::reduce(rk::device, computed, computed + n, 0.25f, rk::plus{});
+    std::vector<float> items(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i)
+    {
+      items[static_cast<std::size_t>(i)] = scaled_index{}(i);
+    }
+    const float from_memory = rk::reduce(rk::host, items.begin(), items.end(), 0.25f, rk::plus{});
+    CHECK(std::memcmp(&from_iterator, &from_memory, sizeof(float)) == 0);
+    // Segments of 1000 items over the computed items: segmented reduce's short and long paths.
+    const std::int64_t segments = n / 1000;
+    thrust::device_vector<float> out(static_cast<std::size_t>(segments > 0 ? segments : 1));
+    std::vector<float> want(static_cast<std::size_t>(segments > 0 ? segments : 1));
+    rk::segmented_reduce(rk::device, computed, segments, std::int64_t{1000}, out.begin(), 0.25f, rk::plus{});
+    rk::segmented_reduce(rk::host, items.begin(), segments, std::int64_t{1000}, want.begin(), 0.25f, rk::plus{});
+    const std::vector<float> got(out.begin(), out.end());
+    for (std::int64_t s = 0; s < segments; ++s)
+    {
+      CHECK(std::memcmp(&got[static_cast<std::size_t>(s)], &want[static_cast<std::size_t>(s)], sizeof(float)) == 0);
+    }
+  }
 }

@@ -23,7 +23,7 @@ __device__ __forceinline__ void load_lane(const It& first, offset_t begin,
 #pragma unroll
   for (int i = 0; i < LaneItems; ++i)
   {
-    v[i] = first[begin + i];
+    v[i] = read_item(first, begin + i);
   }
 }
 
@@ -71,7 +71,7 @@ __device__ __forceinline__ T fold_items(const It& first, offset_t begin, Count c
       {
         if (j < count)
         {
-          v[j].emplace(first[begin + j]);
+          v[j].emplace(read_item(first, begin + j));
         }
       }
       T acc(v[0].value);
@@ -86,10 +86,10 @@ __device__ __forceinline__ T fold_items(const It& first, offset_t begin, Count c
       return acc;
     }
   }
-  T acc(first[begin]);
+  T acc(read_item(first, begin));
   for (Count i = 1; i < count; ++i)
   {
-    acc = op(acc, static_cast<T>(first[begin + i]));
+    acc = op(acc, static_cast<T>(read_item(first, begin + i)));
   }
   return acc;
 }

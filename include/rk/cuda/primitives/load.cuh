@@ -54,6 +54,51 @@ struct element_pointer
   }
 };
 
+/// A value the device computed (a transform's result), rounded where it stands: an add of -0 with
+/// an explicit rounding mode, which returns the value unchanged and which the compiler may neither
+/// drop nor fuse. Without it nvcc contracts a transform's last multiply with the reduction's add
+/// into one FMA (one rounding instead of two), and a transformed float sum would not have the bits
+/// of the same sum over the transformed array (rk::reduce's, and rk::host's). Costs one FADD per
+/// computed floating-point item; items read from memory do not take it.
+template <class X>
+__device__ __forceinline__ X settled(const X& x)
+{
+  if constexpr (std::is_same_v<X, float>)
+  {
+    return __fadd_rn(x, -0.0f);
+  }
+  else if constexpr (std::is_same_v<X, double>)
+  {
+    return __dadd_rn(x, -0.0);
+  }
+  else
+  {
+    return x;
+  }
+}
+
+template <class It>
+struct is_element_pointer : std::false_type
+{};
+template <class Item>
+struct is_element_pointer<element_pointer<Item>> : std::true_type
+{};
+
+/// Item i of `first` as the tree combines it: read from memory, or computed by the iterator (a
+/// transform, an input adaptor) and then settled.
+template <class It>
+__device__ __forceinline__ decltype(auto) read_item(const It& first, offset_t i)
+{
+  if constexpr (std::is_pointer_v<It> || is_element_pointer<It>::value)
+  {
+    return first[i];
+  }
+  else
+  {
+    return settled(static_cast<std::remove_cv_t<iterator_item_t<It>>>(first[i]));
+  }
+}
+
 /// What a vectorized read applies to the item at `position` (counted from the kernel input's first
 /// item) before it meets `op`: nothing (rk::reduce), or what the input adaptors ask for.
 struct no_transform
@@ -64,6 +109,20 @@ struct no_transform
     return x;
   }
 };
+
+/// settled, where a vectorized read's transform computes the value (no_transform reads memory).
+template <class Transform, class X>
+__device__ __forceinline__ X settled_by(const X& x)
+{
+  if constexpr (std::is_same_v<Transform, no_transform>)
+  {
+    return x;
+  }
+  else
+  {
+    return settled(x);
+  }
+}
 
 /// indexed_input's: the item and its index.
 template <class Item, class Index>
@@ -220,11 +279,12 @@ struct vector_chunks
   template <class Op>
   __device__ __forceinline__ T reduce(const fragment& f, Op& op) const
   {
-    T acc = static_cast<T>(transform(f.v[0].item[0], f.first));
+    T acc = settled_by<Transform>(static_cast<T>(transform(f.v[0].item[0], f.first)));
 #pragma unroll
     for (int i = 1; i < lane_items; ++i)
     {
-      acc = op(acc, static_cast<T>(transform(f.v[i / vector_items].item[i % vector_items], f.first + i)));
+      acc = op(acc, settled_by<Transform>(
+                      static_cast<T>(transform(f.v[i / vector_items].item[i % vector_items], f.first + i))));
     }
     return acc;
   }
@@ -249,11 +309,11 @@ struct iterator_chunks
   __device__ __forceinline__ void load(offset_t chunk, int lane, fragment& f, Op& op) const
   {
     const It p = body + (chunk * chunk_items + lane * LaneItems);
-    T acc(p[0]);
+    T acc(read_item(p, 0));
 #pragma unroll
     for (int i = 1; i < LaneItems; ++i)
     {
-      acc = op(acc, static_cast<T>(p[i]));
+      acc = op(acc, static_cast<T>(read_item(p, i)));
     }
     f.lane_total.emplace(acc);
   }
