@@ -11,10 +11,10 @@ namespace
 template <kind K>
 void check_by_key(const call& c, cudaStream_t stream, outcome& o)
 {
-  using C                 = typename kind_of<K>::type;
-  using T                 = typename C::T;
-  using item              = typename C::item;
-  const auto offsets      = make_offsets(c);
+  using C            = typename kind_of<K>::type;
+  using T            = typename C::T;
+  using item         = typename C::item;
+  const auto offsets = make_offsets(c);
   const host_items<C> host(c);
   std::vector<std::int32_t> keys(static_cast<std::size_t>(c.n));
   for (std::size_t s = 0; s + 1 < offsets.size(); ++s)
@@ -43,11 +43,10 @@ void check_by_key(const call& c, cudaStream_t stream, outcome& o)
   };
   std::vector<std::int32_t> want_keys(keys.size() + 1);
   std::vector<unsigned char> want_values((keys.size() + 1) * sizeof(V));
-  auto* want_v              = reinterpret_cast<V*>(want_values.data());
-  const std::int64_t wanted = C::judge == rule::float_sum && c.p != policy::seq
-                              ? reference(rk::host, want_keys.data(), want_v)
-                              : reference(rk::seq, want_keys.data(), want_v);
-  std::int64_t count        = -1;
+  auto* want_v = reinterpret_cast<V*>(want_values.data());
+  const std::int64_t wanted =
+    with_reference<C>(c, [&](auto p) -> std::int64_t { return reference(p, want_keys.data(), want_v); });
+  std::int64_t count = -1;
   std::vector<std::int32_t> got_keys;
   std::vector<unsigned char> got_values;
   with_policy<K, algorithm::reduce_by_key>(c.p, stream, [&](auto p) {
@@ -74,9 +73,9 @@ void check_by_key(const call& c, cudaStream_t stream, outcome& o)
       }
       if (!done)
       {
-        count = rk::reduce_by_key(p, kb, kb + c.n, values.begin(), kout.ptr(), vout.ptr(), C::init(), typename C::op{})
-                  .first
-              - kout.ptr();
+        count =
+          rk::reduce_by_key(p, kb, kb + c.n, values.begin(), kout.ptr(), vout.ptr(), C::init(), typename C::op{}).first
+          - kout.ptr();
       }
       const auto k = kout.download(static_cast<std::size_t>(count));
       got_keys.resize(static_cast<std::size_t>(count));

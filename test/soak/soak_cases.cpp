@@ -10,26 +10,42 @@ namespace soak
 {
 const char* name(kind k)
 {
-  static const char* const names[] = {"uint32 plus",   "int64 min",      "int8 summed as uint64", "uint16 xor",
-                                      "float plus",    "double plus",    "float max",             "mat2 multiply",
-                                      "affine compose", "interval merge", "16-byte struct without default constructor"};
+  static const char* const names[] = {"uint32 plus",
+                                      "int64 min",
+                                      "int8 summed as uint64",
+                                      "uint16 xor",
+                                      "float plus",
+                                      "double plus",
+                                      "float max",
+                                      "mat2 multiply",
+                                      "affine compose",
+                                      "interval merge",
+                                      "16-byte struct without default constructor"};
   return names[static_cast<int>(k)];
 }
 
 const char* name(algorithm a)
 {
-  static const char* const names[] = {"reduce",           "reduce_into",       "transform_reduce",
-                                      "arg_min",          "arg_max",           "arg_max_last",
-                                      "arg_min_max",      "segmented_reduce (CSR)", "segmented_reduce (CUB form)",
-                                      "segmented_reduce (fixed size)", "segmented_arg_min", "segmented_arg_max",
+  static const char* const names[] = {"reduce",
+                                      "reduce_into",
+                                      "transform_reduce",
+                                      "arg_min",
+                                      "arg_max",
+                                      "arg_max_last",
+                                      "arg_min_max",
+                                      "segmented_reduce (CSR)",
+                                      "segmented_reduce (CUB form)",
+                                      "segmented_reduce (fixed size)",
+                                      "segmented_arg_min",
+                                      "segmented_arg_max",
                                       "reduce_by_key"};
   return names[static_cast<int>(a)];
 }
 
 const char* name(policy p)
 {
-  static const char* const names[] = {"rk::seq", "rk::host", "rk::device", "rk::single_pass", "rk::two_pass",
-                                      "rk::atomic"};
+  static const char* const names[] = {"rk::seq",         "rk::host",     "rk::device",
+                                      "rk::single_pass", "rk::two_pass", "rk::atomic"};
   return names[static_cast<int>(p)];
 }
 
@@ -72,9 +88,9 @@ std::int64_t draw_size(rk_test::splitmix& r, int max_log2)
   }
   if (p < 0.55)
   {
-    static const std::int64_t bounds[] = {4,    8,     32,     64,      256,     1024,    2048,
+    static const std::int64_t bounds[] = {4,    8,     32,    64,      256,     1024,    2048,
                                           8192, 32768, 65536, 1 << 17, 1 << 19, 1 << 20, 1 << 22};
-    std::int64_t b = bounds[r.next() % (sizeof(bounds) / sizeof(bounds[0]))];
+    std::int64_t b                     = bounds[r.next() % (sizeof(bounds) / sizeof(bounds[0]))];
     b *= 1 + static_cast<std::int64_t>(r.next() % 3);
     const std::int64_t n = b + static_cast<std::int64_t>(r.next() % 5) - 2;
     return std::clamp<std::int64_t>(n, 0, std::int64_t{1} << max_log2);
@@ -116,26 +132,26 @@ call draw_call(std::uint64_t seed, int thread, std::int64_t index, bool gpu, int
     }
     else
     {
-      c.p = q < 0.1    ? policy::seq
-          : q < 0.2    ? policy::host
-          : q < 0.55   ? policy::device
-          : q < 0.7    ? policy::single_pass
-          : q < 0.85   ? policy::two_pass
-                       : policy::atomic;
+      c.p = q < 0.1  ? policy::seq
+          : q < 0.2  ? policy::host
+          : q < 0.55 ? policy::device
+          : q < 0.7  ? policy::single_pass
+          : q < 0.85 ? policy::two_pass
+                     : policy::atomic;
     }
     if (allowed(c.k, c.a, c.p))
     {
       break;
     }
   }
-  c.n             = draw_size(r, max_log2);
-  c.offset        = r.next() % 4 == 0 ? 0 : static_cast<int>(1 + r.next() % 3);
-  c.fancy         = fancy_allowed(c.k, c.a, c.p) && r.next() % 3 == 0;
-  c.with_init     = !without_init_allowed(c.k) || r.next() % 4 != 0;
-  c.segments      = static_cast<layout>(r.next() % static_cast<int>(layout::count));
-  static const std::int64_t typical[] = {1,   2,   3,    4,    5,    8,    16,   31,    32,     33,
+  c.n                                 = draw_size(r, max_log2);
+  c.offset                            = r.next() % 4 == 0 ? 0 : static_cast<int>(1 + r.next() % 3);
+  c.fancy                             = fancy_allowed(c.k, c.a, c.p) && r.next() % 3 == 0;
+  c.with_init                         = !without_init_allowed(c.k) || r.next() % 4 != 0;
+  c.segments                          = static_cast<layout>(r.next() % static_cast<int>(layout::count));
+  static const std::int64_t typical[] = {1,   2,   3,   4,   5,    8,    16,   31,   32,    33,
                                          100, 255, 256, 257, 1000, 4095, 4096, 4097, 65536, 1 << 20};
-  c.typical       = typical[r.next() % (sizeof(typical) / sizeof(typical[0]))];
+  c.typical                           = typical[r.next() % (sizeof(typical) / sizeof(typical[0]))];
   // At most about 2^22 segments: the host reference and the offsets stay small.
   c.typical       = std::max(c.typical, c.n >> 22);
   c.int32_offsets = c.n < (std::int64_t{1} << 31) && r.next() % 2 == 0;

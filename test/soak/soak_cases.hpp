@@ -67,9 +67,9 @@ enum class rule
 
 struct u32_plus
 {
-  using item = std::uint32_t;
-  using T    = std::uint32_t;
-  using op   = rk::plus;
+  using item                        = std::uint32_t;
+  using T                           = std::uint32_t;
+  using op                          = rk::plus;
   static constexpr const char* name = "uint32 plus";
   static constexpr rule judge       = rule::exact;
   static RK_HOST_DEVICE item make(std::uint64_t h, std::int64_t)
@@ -88,9 +88,9 @@ struct u32_plus
 
 struct i64_min
 {
-  using item = std::int64_t;
-  using T    = std::int64_t;
-  using op   = rk::minimum;
+  using item                        = std::int64_t;
+  using T                           = std::int64_t;
+  using op                          = rk::minimum;
   static constexpr const char* name = "int64 min";
   static constexpr rule judge       = rule::exact;
   static RK_HOST_DEVICE item make(std::uint64_t h, std::int64_t)
@@ -110,9 +110,9 @@ struct i64_min
 /// int8 items summed into a 64-bit unsigned accumulator (items and accumulator differ).
 struct i8_sum
 {
-  using item = std::int8_t;
-  using T    = std::uint64_t;
-  using op   = rk::plus;
+  using item                        = std::int8_t;
+  using T                           = std::uint64_t;
+  using op                          = rk::plus;
   static constexpr const char* name = "int8 summed as uint64";
   static constexpr rule judge       = rule::exact;
   static RK_HOST_DEVICE item make(std::uint64_t h, std::int64_t)
@@ -131,9 +131,9 @@ struct i8_sum
 
 struct u16_xor
 {
-  using item = std::uint16_t;
-  using T    = std::uint16_t;
-  using op   = rk::bit_xor;
+  using item                        = std::uint16_t;
+  using T                           = std::uint16_t;
+  using op                          = rk::bit_xor;
   static constexpr const char* name = "uint16 xor";
   static constexpr rule judge       = rule::exact;
   static RK_HOST_DEVICE item make(std::uint64_t h, std::int64_t)
@@ -152,9 +152,9 @@ struct u16_xor
 
 struct f32_plus
 {
-  using item = float;
-  using T    = float;
-  using op   = rk::plus;
+  using item                        = float;
+  using T                           = float;
+  using op                          = rk::plus;
   static constexpr const char* name = "float plus";
   static constexpr rule judge       = rule::float_sum;
   static RK_HOST_DEVICE item make(std::uint64_t h, std::int64_t)
@@ -173,9 +173,9 @@ struct f32_plus
 
 struct f64_plus
 {
-  using item = double;
-  using T    = double;
-  using op   = rk::plus;
+  using item                        = double;
+  using T                           = double;
+  using op                          = rk::plus;
   static constexpr const char* name = "double plus";
   static constexpr rule judge       = rule::float_sum;
   static RK_HOST_DEVICE item make(std::uint64_t h, std::int64_t)
@@ -194,9 +194,9 @@ struct f64_plus
 
 struct f32_max
 {
-  using item = float;
-  using T    = float;
-  using op   = rk::maximum;
+  using item                        = float;
+  using T                           = float;
+  using op                          = rk::maximum;
   static constexpr const char* name = "float max";
   static constexpr rule judge       = rule::exact;
   static RK_HOST_DEVICE item make(std::uint64_t h, std::int64_t)
@@ -216,9 +216,9 @@ struct f32_max
 /// 2x2 matrices mod 2^32: associative, not commutative.
 struct mat2_mul
 {
-  using item = mat2;
-  using T    = mat2;
-  using op   = rk_test::mat2_multiply;
+  using item                        = mat2;
+  using T                           = mat2;
+  using op                          = rk_test::mat2_multiply;
   static constexpr const char* name = "mat2 multiply";
   static constexpr rule judge       = rule::exact;
   static RK_HOST_DEVICE item make(std::uint64_t h, std::int64_t)
@@ -238,9 +238,9 @@ struct mat2_mul
 
 struct affine_compose
 {
-  using item = affine;
-  using T    = affine;
-  using op   = rk_test::affine_compose;
+  using item                        = affine;
+  using T                           = affine;
+  using op                          = rk_test::affine_compose;
   static constexpr const char* name = "affine compose";
   static constexpr rule judge       = rule::exact;
   static RK_HOST_DEVICE item make(std::uint64_t h, std::int64_t)
@@ -262,9 +262,9 @@ struct affine_compose
 /// repeated item, or misplaced init shows in the result.
 struct interval_merge
 {
-  using item = segment;
-  using T    = segment;
-  using op   = rk_test::marker_merge;
+  using item                        = segment;
+  using T                           = segment;
+  using op                          = rk_test::marker_merge;
   static constexpr const char* name = "interval merge";
   static constexpr rule judge       = rule::exact;
   static RK_HOST_DEVICE item make(std::uint64_t, std::int64_t i)
@@ -283,9 +283,9 @@ struct interval_merge
 
 struct wide_sum
 {
-  using item = wide16;
-  using T    = wide16;
-  using op   = wide_add;
+  using item                        = wide16;
+  using T                           = wide16;
+  using op                          = wide_add;
   static constexpr const char* name = "16-byte struct without default constructor";
   static constexpr rule judge       = rule::exact;
   static RK_HOST_DEVICE item make(std::uint64_t h, std::int64_t i)
@@ -371,11 +371,11 @@ enum class policy
 /// How a segmented call's segments are laid out (lengths drawn from `typical`).
 enum class layout
 {
-  uniform,     ///< lengths uniform in [0, 2 * typical]
+  uniform,      ///< lengths uniform in [0, 2 * typical]
   mostly_empty, ///< 70 % empty, the rest uniform in [1, 2 * typical]
-  power_law,   ///< Pareto lengths
+  power_law,    ///< Pareto lengths
   huge_plus_tiny,
-  equal,       ///< every segment `typical` long
+  equal, ///< every segment `typical` long
   count
 };
 
@@ -407,8 +407,8 @@ constexpr bool ordered(kind k)
 }
 constexpr bool has_atomic(kind k)
 {
-  return k == kind::u32_plus || k == kind::i64_min || k == kind::i8_sum || k == kind::f32_plus
-      || k == kind::f64_plus || k == kind::f32_max;
+  return k == kind::u32_plus || k == kind::i64_min || k == kind::i8_sum || k == kind::f32_plus || k == kind::f64_plus
+      || k == kind::f32_max;
 }
 constexpr bool kind_allowed(kind k, algorithm a)
 {

@@ -14,11 +14,9 @@ namespace
 template <class C>
 typename C::T reference_reduce(const call& c, const typename C::item* first)
 {
-  if (C::judge == rule::float_sum && c.p != policy::seq)
-  {
-    return rk::reduce(rk::host, first, first + c.n, C::init(), typename C::op{});
-  }
-  return rk::reduce(rk::seq, first, first + c.n, C::init(), typename C::op{});
+  return with_reference<C>(c, [&](auto p) -> typename C::T {
+    return rk::reduce(p, first, first + c.n, C::init(), typename C::op{});
+  });
 }
 
 template <kind K>
@@ -71,9 +69,9 @@ void check_transform_reduce(const call& c, cudaStream_t stream, outcome& o)
   using T = typename C::T;
   const host_items<C> host(c);
   const auto* first = host.begin();
-  const T want      = C::judge == rule::float_sum && c.p != policy::seq
-                      ? rk::transform_reduce(rk::host, first, first + c.n, C::init(), typename C::op{}, transform_of<C>{})
-                      : rk::transform_reduce(rk::seq, first, first + c.n, C::init(), typename C::op{}, transform_of<C>{});
+  const T want      = with_reference<C>(c, [&](auto p) -> T {
+    return rk::transform_reduce(p, first, first + c.n, C::init(), typename C::op{}, transform_of<C>{});
+  });
   std::optional<T> got;
   with_policy<K, algorithm::transform_reduce>(c.p, stream, [&](auto p) {
     with_input<K, algorithm::transform_reduce>(c, p, host, stream, [&](auto in) {
@@ -113,9 +111,8 @@ void check_arg(const call& c, cudaStream_t stream, outcome& o)
   };
   const auto want = run(rk::seq, first);
   std::optional<decltype(want)> got;
-  with_policy<K, A>(c.p, stream, [&](auto p) {
-    with_input<K, A>(c, p, host, stream, [&](auto in) { got.emplace(run(p, in)); });
-  });
+  with_policy<K, A>(c.p, stream,
+                    [&](auto p) { with_input<K, A>(c, p, host, stream, [&](auto in) { got.emplace(run(p, in)); }); });
   ++o.checks;
   bool same = false;
   if constexpr (A == algorithm::arg_min_max)

@@ -193,9 +193,10 @@ void graph_replays(const options& o, tally& t, std::int64_t round)
           ++t.checks;
           if (got != want)
           {
-            report(t, c, "graph replay " + std::to_string(replay) + " of a captured reduce_into over the call's "
-                           + std::to_string(c.n) + " uint32 items gave " + std::to_string(got) + ", the host "
-                           + std::to_string(want));
+            report(t, c,
+                   "graph replay " + std::to_string(replay) + " of a captured reduce_into over the call's "
+                     + std::to_string(c.n) + " uint32 items gave " + std::to_string(got) + ", the host "
+                     + std::to_string(want));
           }
         }
       }
@@ -271,12 +272,23 @@ void exiting_thread(const options& o, tally& t, std::int64_t round)
     ++t.calls;
     if (got != want)
     {
-      report(t, drawn[i], "left pending by an exiting thread: " + std::to_string(got) + ", the host "
-                            + std::to_string(want));
+      report(t, drawn[i],
+             "left pending by an exiting thread: " + std::to_string(got) + ", the host " + std::to_string(want));
     }
     cudaFree(inputs[i]);
     cudaFree(outputs[i]);
   }
+}
+
+/// 64 uint32 ones in device memory, for the bad-input calls.
+device_array<std::uint32_t> ones(cudaStream_t stream)
+{
+  device_array<std::uint32_t> items(64, stream);
+  const std::vector<std::uint32_t> host(64, 1u);
+  check_cuda(cudaMemcpyAsync(items.get(), host.data(), 64 * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream),
+             "uploading the items");
+  check_cuda(cudaStreamSynchronize(stream), "uploading the items");
+  return items;
 }
 
 /// Round D: bad input, each with its documented rk::error, leaving the outputs as they were; run
@@ -286,21 +298,19 @@ void bad_input(tally& t, std::int64_t round)
   const own_stream owned;
   const cudaStream_t stream = owned.stream;
   call c{};
-  c.thread = 300;
-  c.index  = round;
+  c.thread          = 300;
+  c.index           = round;
   const auto expect = [&](const char* what, bool threw_right, bool untouched) {
     ++t.checks;
     ++t.calls;
     if (!threw_right || !untouched)
     {
-      report(t, c, std::string(what) + (threw_right ? "" : ": no rk::error (or the wrong one)")
-                     + (untouched ? "" : ": an output changed"));
+      report(t, c,
+             std::string(what) + (threw_right ? "" : ": no rk::error (or the wrong one)")
+               + (untouched ? "" : ": an output changed"));
     }
   };
-  const device_array<std::uint32_t> items(64, stream), out(64, stream, 0xcd);
-  const std::vector<std::uint32_t> ones(64, 1u);
-  check_cuda(cudaMemcpyAsync(items.get(), ones.data(), 64 * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream),
-             "uploading the items");
+  const device_array<std::uint32_t> items = ones(stream), out(64, stream, 0xcd);
   const thrust::device_ptr<const std::uint32_t> first(items.get());
   // A reversed range: rk::invalid_range, nothing written.
   bool threw = false;
@@ -353,12 +363,9 @@ void bad_segments(tally& t, std::int64_t round)
   const own_stream owned;
   const cudaStream_t stream = owned.stream;
   call c{};
-  c.thread = 301;
-  c.index  = round;
-  const device_array<std::uint32_t> items(64, stream), out(64, stream, 0xcd);
-  const std::vector<std::uint32_t> ones(64, 1u);
-  check_cuda(cudaMemcpyAsync(items.get(), ones.data(), 64 * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream),
-             "uploading the items");
+  c.thread                                = 301;
+  c.index                                 = round;
+  const device_array<std::uint32_t> items = ones(stream), out(64, stream, 0xcd);
   const thrust::device_ptr<const std::uint32_t> first(items.get());
   const std::int64_t host_offsets[] = {0, 10, 5, 20};
   const device_array<std::int64_t> offsets(4, stream);
@@ -382,8 +389,9 @@ void bad_segments(tally& t, std::int64_t round)
   ++t.calls;
   if (!threw || !right)
   {
-    report(t, c, std::string("segmented_reduce with decreasing offsets") + (threw ? "" : ": no rk::error")
-                   + (right ? "" : ": the outputs are not as documented"));
+    report(t, c,
+           std::string("segmented_reduce with decreasing offsets") + (threw ? "" : ": no rk::error")
+             + (right ? "" : ": the outputs are not as documented"));
   }
 }
 
@@ -406,8 +414,7 @@ int replay(const options& o, const char* which)
     check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
   }
   run_and_check(t, c, stream);
-  std::printf("rk_soak: %lld checks, %s\n", static_cast<long long>(t.checks.load()),
-              t.failures ? "FAILED" : "passed");
+  std::printf("rk_soak: %lld checks, %s\n", static_cast<long long>(t.checks.load()), t.failures ? "FAILED" : "passed");
   return t.failures ? 1 : 0;
 }
 } // namespace
@@ -417,7 +424,7 @@ int main(int argc, char** argv)
 {
   using namespace soak;
   options o;
-  o.seed = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  o.seed         = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
   bool host_only = false;
   for (int i = 1; i < argc; ++i)
   {

@@ -65,9 +65,17 @@ public:
                "cudaMallocAsync");
     check_cuda(cudaMemsetAsync(data_, fill, (count ? count : 1) * sizeof(X), stream), "cudaMemsetAsync");
   }
+  device_array(device_array&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr))
+      , count_(other.count_)
+      , stream_(other.stream_)
+  {}
   ~device_array()
   {
-    cudaFreeAsync(data_, stream_);
+    if (data_ != nullptr)
+    {
+      cudaFreeAsync(data_, stream_);
+    }
   }
   device_array(const device_array&)            = delete;
   device_array& operator=(const device_array&) = delete;
@@ -215,6 +223,18 @@ void with_policy(policy p, cudaStream_t stream, F&& f)
   throw std::logic_error("rk_soak: a call drew a combination it does not compile");
 }
 
+/// Calls f(policy) with the host policy the reference runs on: rk::host for a float sum judged by
+/// its bits (rk::host computes the GPU's tree), rk::seq otherwise (and for rk::seq itself).
+template <class C, class F>
+decltype(auto) with_reference(const call& c, F&& f)
+{
+  if (C::judge == rule::float_sum && c.p != policy::seq)
+  {
+    return f(rk::host);
+  }
+  return f(rk::seq);
+}
+
 /// Whether a policy computes rk::reduce's tree (so a float result has rk::host's bits).
 inline bool reproducible(policy p)
 {
@@ -286,8 +306,8 @@ double magnitude(const typename C::item* first, std::int64_t count)
 }
 
 template <class P>
-constexpr bool is_gpu_policy_v =
-  !std::is_same_v<std::decay_t<P>, rk::seq_policy> && !std::is_same_v<std::decay_t<P>, rk::host_policy>;
+constexpr bool is_gpu_policy_v = !std::is_same_v<std::decay_t<P>, rk::seq_policy>
+                              && !std::is_same_v<std::decay_t<P>, rk::host_policy>;
 
 template <class P>
 constexpr policy policy_of()

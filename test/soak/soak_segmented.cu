@@ -21,8 +21,9 @@ bounds make_bounds(const call& c, const std::vector<std::int64_t>& offsets)
   for (std::size_t s = 0; s + 1 < offsets.size(); ++s)
   {
     const std::int64_t len   = offsets[s + 1] - offsets[s];
-    const std::int64_t begin = c.n > len ? static_cast<std::int64_t>(r.next() % static_cast<std::uint64_t>(c.n - len + 1))
-                                         : 0;
+    const std::int64_t begin = c.n > len
+                               ? static_cast<std::int64_t>(r.next() % static_cast<std::uint64_t>(c.n - len + 1))
+                               : 0;
     b.begins.push_back(begin);
     b.ends.push_back(std::min(c.n, begin + len));
   }
@@ -108,8 +109,8 @@ void with_offsets(const call& c, const std::vector<std::int64_t>& offsets, cudaS
     else
     {
       const device_array<std::int64_t> d(offsets.size(), stream);
-      check_cuda(cudaMemcpyAsync(d.get(), offsets.data(), offsets.size() * sizeof(std::int64_t),
-                                 cudaMemcpyHostToDevice, stream),
+      check_cuda(cudaMemcpyAsync(d.get(), offsets.data(), offsets.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice,
+                                 stream),
                  "uploading the offsets");
       f(thrust::device_ptr<const std::int64_t>(d.get()), offsets.size());
       check_cuda(cudaStreamSynchronize(stream), "waiting for the call");
@@ -130,14 +131,9 @@ void check_csr(const call& c, cudaStream_t stream, outcome& o)
   const host_items<C> host(c);
   const std::vector<std::int64_t> begins(offsets.begin(), offsets.end() - 1), ends(offsets.begin() + 1, offsets.end());
   const auto reference = [&](auto* out) {
-    if (C::judge == rule::float_sum && c.p != policy::seq)
-    {
-      rk::segmented_reduce(rk::host, host.begin(), offsets.begin(), offsets.end(), out, C::init(), typename C::op{});
-    }
-    else
-    {
-      rk::segmented_reduce(rk::seq, host.begin(), offsets.begin(), offsets.end(), out, C::init(), typename C::op{});
-    }
+    with_reference<C>(c, [&](auto p) {
+      rk::segmented_reduce(p, host.begin(), offsets.begin(), offsets.end(), out, C::init(), typename C::op{});
+    });
   };
   const auto run = [&](auto out) {
     with_policy<K, algorithm::segmented_csr>(c.p, stream, [&](auto p) {
@@ -163,16 +159,9 @@ void check_bounded(const call& c, cudaStream_t stream, outcome& o)
   const host_items<C> host(c);
   const bounds b       = make_bounds(c, offsets);
   const auto reference = [&](auto* out) {
-    if (C::judge == rule::float_sum && c.p != policy::seq)
-    {
-      rk::segmented_reduce(rk::host, host.begin(), segs, b.begins.data(), b.ends.data(), out, C::init(),
-                           typename C::op{});
-    }
-    else
-    {
-      rk::segmented_reduce(rk::seq, host.begin(), segs, b.begins.data(), b.ends.data(), out, C::init(),
-                           typename C::op{});
-    }
+    with_reference<C>(c, [&](auto p) {
+      rk::segmented_reduce(p, host.begin(), segs, b.begins.data(), b.ends.data(), out, C::init(), typename C::op{});
+    });
   };
   const auto run = [&](auto out) {
     with_policy<K, algorithm::segmented_bounded>(c.p, stream, [&](auto p) {
@@ -217,14 +206,9 @@ void check_fixed(const call& c, cudaStream_t stream, outcome& o)
     ends.push_back((s + 1) * size);
   }
   const auto reference = [&](auto* out) {
-    if (C::judge == rule::float_sum && c.p != policy::seq)
-    {
-      rk::segmented_reduce(rk::host, host.begin(), segs, size, out, C::init(), typename C::op{});
-    }
-    else
-    {
-      rk::segmented_reduce(rk::seq, host.begin(), segs, size, out, C::init(), typename C::op{});
-    }
+    with_reference<C>(c, [&](auto p) {
+      rk::segmented_reduce(p, host.begin(), segs, size, out, C::init(), typename C::op{});
+    });
   };
   const auto run = [&](auto out) {
     with_policy<K, algorithm::segmented_fixed>(c.p, stream, [&](auto p) {
