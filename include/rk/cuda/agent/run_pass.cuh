@@ -20,6 +20,7 @@
 // run per item, the stores of a warp spread over 8 x 32 lines (a run search that did that
 // measured 2.6x slower at runs of 1, H100, RESULTS.md).
 
+#include <rk/cuda/primitives/load.cuh>
 #include <rk/cuda/primitives/warp_reduce.cuh>
 #include <rk/cuda/tuning.cuh>
 #include <rk/detail/segments.hpp>
@@ -266,7 +267,7 @@ __device__ __forceinline__ void reduce_run_tile(const Keys& keys, const Values& 
       {
         if (i < mine)
         {
-          held[i].emplace(static_cast<T>(values[my_first + i]));
+          held[i].emplace(static_cast<T>(settled_from<Values>(static_cast<Item>(values[my_first + i]))));
         }
       }
     }
@@ -274,7 +275,7 @@ __device__ __forceinline__ void reduce_run_tile(const Keys& keys, const Values& 
   const auto value = [&](int i) -> T {
     if constexpr (items_in_registers)
     {
-      return static_cast<T>(held[i]);
+      return static_cast<T>(settled_from<Values>(held[i]));
     }
     else
     {

@@ -84,6 +84,20 @@ template <class Item>
 struct is_element_pointer<element_pointer<Item>> : std::true_type
 {};
 
+/// `x`, an item `It` gave, as the tree combines it: settled where the iterator computed it.
+template <class It, class X>
+__device__ __forceinline__ X settled_from(const X& x)
+{
+  if constexpr (std::is_pointer_v<It> || is_element_pointer<It>::value)
+  {
+    return x;
+  }
+  else
+  {
+    return settled(x);
+  }
+}
+
 /// Item i of `first` as the tree combines it: read from memory, or computed by the iterator (a
 /// transform, an input adaptor) and then settled.
 template <class It>
