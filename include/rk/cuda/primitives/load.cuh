@@ -84,11 +84,16 @@ template <class Item>
 struct is_element_pointer<element_pointer<Item>> : std::true_type
 {};
 
+/// Iterators that read their items from memory (a raw pointer, or one read element by element);
+/// any other computes them (a transform, an input adaptor).
+template <class It>
+inline constexpr bool reads_memory_v = std::is_pointer_v<It> || is_element_pointer<It>::value;
+
 /// `x`, an item `It` gave, as the tree combines it: settled where the iterator computed it.
 template <class It, class X>
 __device__ __forceinline__ X settled_from(const X& x)
 {
-  if constexpr (std::is_pointer_v<It> || is_element_pointer<It>::value)
+  if constexpr (reads_memory_v<It>)
   {
     return x;
   }
@@ -103,13 +108,13 @@ __device__ __forceinline__ X settled_from(const X& x)
 template <class It>
 __device__ __forceinline__ decltype(auto) read_item(const It& first, offset_t i)
 {
-  if constexpr (std::is_pointer_v<It> || is_element_pointer<It>::value)
+  if constexpr (reads_memory_v<It>)
   {
     return first[i];
   }
   else
   {
-    return settled(static_cast<std::remove_cv_t<iterator_item_t<It>>>(first[i]));
+    return settled_from<It>(static_cast<std::remove_cv_t<iterator_item_t<It>>>(first[i]));
   }
 }
 
