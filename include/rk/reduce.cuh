@@ -21,6 +21,7 @@
 #include <rk/cuda/dispatch/arg_reduce.cuh>
 #include <rk/cuda/dispatch/explain.cuh>
 #include <rk/cuda/dispatch/reduce.cuh>
+#include <rk/cuda/dispatch/reduce_axes.cuh>
 #include <rk/cuda/dispatch/reduce_by_key.cuh>
 #include <rk/cuda/dispatch/segmented_reduce.cuh>
 #include <rk/cuda/error.cuh>

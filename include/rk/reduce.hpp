@@ -1,8 +1,10 @@
 #pragma once
 /// \file
-/// rk, host-only subset: rk::reduce and rk::explain with rk::seq and rk::host, the operators of
-/// rk/functional.hpp, rk::check_operator and the exceptions of rk/error.hpp. Compiles with any
-/// C++17 compiler and needs no CUDA. For the GPU policies include <rk/reduce.cuh> instead (it includes this one).
+/// rk, host-only subset: every algorithm with rk::seq and rk::host, the operators of
+/// rk/functional.hpp, rk::fuse, rk::mean_var, rk::check_operator and the exceptions of
+/// rk/error.hpp. Compiles with any C++17 compiler; it needs libcu++'s headers (CCCL, for
+/// cuda::std::mdspan and cuda::std::tuple) but no CUDA compiler or runtime. For the GPU policies
+/// include <rk/reduce.cuh> instead (it includes this one).
 ///
 /// \code
 /// #include <rk/reduce.hpp>
@@ -17,10 +19,14 @@
 #include <rk/error.hpp>
 #include <rk/explain.hpp>
 #include <rk/functional.hpp>
+#include <rk/fuse.hpp>
 #include <rk/host/dispatch.hpp>
+#include <rk/host/reduce_axes.hpp>
 #include <rk/host/reduce_by_key.hpp>
 #include <rk/policy.hpp>
+#include <rk/reduce_axes.hpp>
 #include <rk/reduce_by_key.hpp>
 #include <rk/segmented_arg_reduce.hpp>
+#include <rk/statistics.hpp>
 #include <rk/transform_reduce.hpp>
 #include <rk/version.hpp>

@@ -127,6 +127,12 @@ struct gpu_harness
   }
 
   template <class E>
+  E* raw(thrust::device_vector<E>& items) const
+  {
+    return thrust::raw_pointer_cast(items.data());
+  }
+
+  template <class E>
   std::vector<E> download(const thrust::device_vector<E>& items) const
   {
     const thrust::host_vector<E> copy(items);

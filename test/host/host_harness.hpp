@@ -23,6 +23,12 @@ struct host_harness
   }
 
   template <class E>
+  E* raw(std::vector<E>& items) const
+  {
+    return items.data();
+  }
+
+  template <class E>
   std::vector<E> download(const std::vector<E>& items) const
   {
     return items;

@@ -206,4 +206,32 @@ struct run_pass_shape
   static constexpr int short_max      = tile_lane_items<Item> < items ? tile_lane_items<Item> : items;
   static constexpr int tile_items     = threads * items;
 };
+
+// rk::reduce_axes's column engine (rk/cuda/kernels/reduce_axes.cuh).
+
+/// Threads of the column kernels. A block covers column_block_threads / width chunks of `width`
+/// adjacent outputs (width: the columns rounded up to a power of two, 32 to 256), so a warp's loads
+/// of one item row are one coalesced run.
+inline constexpr int column_block_threads = 256;
+
+/// Threads the column engine aims for, in units of the GPU's resident threads: enough chunks of
+/// every column to keep the memory busy while each thread folds its lanes one after another.
+inline constexpr int column_waves = 2;
+
+/// The column engine's chunks of one output's lanes are at least this many lanes long (32 float
+/// rows), so a thread has loads in flight for a while before it stores its node.
+inline constexpr offset_t column_min_chunk_lanes = 4;
+
+/// Outputs the column engine needs: fewer columns than this leave most of a warp's lanes idle and
+/// the chunks too long; such reductions go to the segment engine, through the index map.
+inline constexpr offset_t column_min_outputs = 2048;
+
+/// Node values the column finish folds per output, at most: each is a sequential push.
+inline constexpr offset_t column_max_chunks = 1024;
+
+/// Chunk nodes the column finish loads before it combines them.
+inline constexpr int column_finish_batch = 8;
+
+/// Levels of the per-thread binary counter over lanes or chunk nodes (2^47 lanes).
+inline constexpr int column_fold_levels = 48;
 } // namespace rk::detail

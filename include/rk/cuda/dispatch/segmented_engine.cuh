@@ -1,9 +1,11 @@
 #pragma once
 // The segment engine: the launches of segmented reduce's kernels over any segment source and
 // output, and the scratch they need. rk::segmented_reduce runs it over the caller's segments,
-// rk::reduce_by_key over the long runs its run pass lists.
+// rk::reduce_by_key over the long runs its run pass lists, rk::reduce_axes over its outputs' items.
 
 #include <rk/cuda/agent/reduce_agent.cuh>
+#include <rk/cuda/dispatch/backend_choice.cuh>
+#include <rk/cuda/dispatch/common.cuh>
 #include <rk/cuda/kernels/segmented_reduce.cuh>
 #include <rk/cuda/launch.cuh>
 #include <rk/cuda/policy.cuh>
@@ -114,4 +116,48 @@ struct segmented_launch
     }
   }
 };
+/// A segmented reduce over the caller's input, segments and output, on the policy's stream: the
+/// call's checks (compile-time, then the device's pending error and the pointers), rk::device's
+/// backend choice, the scratch and the launches. rk::segmented_reduce runs it over the caller's
+/// segments, rk::reduce_axes over the virtual segments of its outputs.
+template <gpu_backend Backend, class Provider, class InputIt, class Segments, class OutputIt, class T, class BinaryOp>
+void enqueue_segmented_reduce(const gpu_policy<Backend, Provider>& policy, InputIt first, const Segments& host_segments,
+                              OutputIt out, T init, BinaryOp user_op)
+{
+  const auto op = gpu_operator<Backend, InputIt, T>(user_op);
+  using Op      = device_operator_t<BinaryOp>;
+  if constexpr (!segmented_output_fits_v<Backend, OutputIt, T>)
+  {
+    static_assert(segmented_output_fits_v<Backend, OutputIt, T>,
+                  "rk::segmented_reduce with rk::atomic combines into the output with atomics: pass contiguous device "
+                  "memory whose value type is T, the type of init (a pointer, thrust::device_ptr or device_vector "
+                  "iterator), or use rk::single_pass for a fancy output iterator");
+  }
+  else
+  {
+    check_device_errors(); // an earlier call's bad segment, reported now rather than never
+    if (host_segments.count == 0)
+    {
+      return;
+    }
+    const device_facts& device    = current_device_facts();
+    auto input                    = to_device_access(first, "the input range", &device);
+    auto segments                 = to_device_segments(host_segments, device);
+    auto output                   = to_device_output(out, device);
+    constexpr gpu_backend backend = segmented_backend_v<Backend, T, Op, OutputIt>;
+    if constexpr (backend == gpu_backend::atomic)
+    {
+      // rk::device picks atomic for integer T only, where a T* off sizeof(T) is no valid pointer:
+      // it throws rather than instantiate single_pass as well for that case (rk::reduce_into, whose
+      // choice is made at run time anyway, falls back instead).
+      check_atomic_output(output, "rk::segmented_reduce with rk::atomic");
+    }
+    const segmented_launch<backend, Provider, decltype(input), decltype(segments), decltype(output), T, T, Op> launch(
+      device);
+    scratch_lease scratch = lease_scratch(device.ordinal, policy.stream, launch.counter_words, sizeof(T),
+                                          launch.scratch_bytes());
+    launch.enqueue(input, segments, output, init, op, scratch.partials, scratch.counters, policy.stream, device);
+    scratch.close();
+  }
+}
 } // namespace rk::detail

@@ -1,0 +1,50 @@
+#pragma once
+// rk::reduce_axes on every policy, as a fixed-size segmented reduce over the virtual array of the
+// outputs' items (rk/detail/axes_map.hpp): read as a plain array where it is one (a row-major
+// matrix's rows), through axes_input otherwise. The segment engine gives each output
+// rk::reduce's bits over its items, on every order-preserving policy.
+
+#include <rk/detail/axes_map.hpp>
+#include <rk/detail/input_adaptors.hpp>
+#include <rk/segmented_reduce.hpp>
+
+#include <type_traits>
+#include <utility>
+
+namespace rk::detail
+{
+/// Calls `f` with what the segments are read from: x's pointer or axes_input, under the transform.
+template <class T, class U, class Transform, class F>
+void with_axes_input(const axes_source<U, Transform>& source, const axes_plan& plan, F&& f)
+{
+  auto transformed = [&](auto input) {
+    if constexpr (std::is_same_v<Transform, untransformed>)
+    {
+      f(input);
+    }
+    else
+    {
+      f(transformed_input<decltype(input), Transform, T>(input, source.transform));
+    }
+  };
+  if (plan.rows_are_dense())
+  {
+    transformed(source.data);
+  }
+  else
+  {
+    transformed(axes_input<U>{{}, source.data, plan.kept, plan.reduced, plan.reduced_items, 0});
+  }
+}
+
+/// The reduction, with `out` written through `output` (a T* where the output is dense, or
+/// axes_output).
+template <class Policy, class U, class Transform, class Output, class T, class BinaryOp>
+void reduce_axes_as_segments(const Policy& policy, const axes_source<U, Transform>& source, const axes_plan& plan,
+                             Output output, T init, BinaryOp op)
+{
+  with_axes_input<T>(source, plan, [&](auto input) {
+    segmented_reduce(policy, input, plan.outputs, plan.reduced_items, output, init, op);
+  });
+}
+} // namespace rk::detail

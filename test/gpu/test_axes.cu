@@ -1,0 +1,181 @@
+// rk::reduce_axes, rk::transform_reduce_axes, rk::fuse and rk::mean_var on the GPU policies:
+// every layout and axis subset with the bits of rk::host, more than 2^31 items, and the same bits
+// as the host for the statistics through every algorithm.
+
+#include "../support/axes_properties.hpp"
+#include "gpu_harness.cuh"
+
+#include <rk/reduce.cuh>
+
+#include <thrust/count.h>
+#include <thrust/device_vector.h>
+#include <thrust/fill.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/iterator/zip_iterator.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace
+{
+using device_harness      = rk_test::gpu_harness<rk::device_policy>;
+using two_pass_harness    = rk_test::gpu_harness<rk::two_pass_policy>;
+using single_pass_harness = rk_test::gpu_harness<rk::single_pass_policy>;
+using atomic_harness      = rk_test::gpu_harness<rk::atomic_policy, true>;
+
+template <class H>
+void shapes(const H& h)
+{
+  rk_test::axes_properties_for_shape<1>(h, {257});
+  rk_test::axes_properties_for_shape<2>(h, {33, 31});
+  rk_test::axes_properties_for_shape<2>(h, {3, 100003});
+  rk_test::axes_properties_for_shape<2>(h, {100003, 3});
+  rk_test::axes_properties_for_shape<3>(h, {2, 31, 33});
+  rk_test::axes_properties_for_shape<3>(h, {5, 0, 3});
+  rk_test::axes_properties_for_shape<4>(h, {2, 3, 1, 33});
+  rk_test::axes_properties_for_shape<8>(h, {2, 1, 3, 2, 1, 2, 3, 2}, {{7}, {3, 5}, {6, 4, 2, 0}});
+}
+
+std::vector<float> normal_floats(std::int64_t n, double mean, double deviation, std::uint64_t seed)
+{
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(mean, deviation);
+  std::vector<float> v(static_cast<std::size_t>(n));
+  for (auto& x : v)
+  {
+    x = static_cast<float>(normal(rng));
+  }
+  return v;
+}
+} // namespace
+
+RK_GPU_TEST_CASE("rk::reduce_axes (GPU policies): every layout and axis subset, bits of rk::host")
+{
+  shapes(device_harness{});
+  shapes(two_pass_harness{});
+  shapes(single_pass_harness{});
+  rk_test::axes_properties_for_shape<3>(atomic_harness{}, {2, 31, 33});
+}
+
+RK_GPU_TEST_CASE("rk::reduce_axes (GPU policies): more than 2^31 uint8 items, every way of cutting them")
+{
+  const std::int64_t rows = (std::int64_t{1} << 20) + 1, cols = 2048; // 2^31 + 2048 items
+  thrust::device_vector<std::uint8_t> data(static_cast<std::size_t>(rows * cols), std::uint8_t{1});
+  cuda::std::mdspan<const std::uint8_t, cuda::std::dextents<std::int64_t, 2>> x(thrust::raw_pointer_cast(data.data()),
+                                                                                rows, cols);
+  thrust::device_vector<std::int64_t> out(static_cast<std::size_t>(rows), -1);
+  cuda::std::mdspan<std::int64_t, cuda::std::dextents<std::int64_t, 1>> columns(thrust::raw_pointer_cast(out.data()),
+                                                                                cols);
+  rk::reduce_axes(rk::device, x, rk::axes{0}, columns, std::int64_t{0});
+  CHECK(thrust::count(out.begin(), out.begin() + cols, rows) == cols);
+  cuda::std::mdspan<std::int64_t, cuda::std::dextents<std::int64_t, 1>> row_sums(thrust::raw_pointer_cast(out.data()),
+                                                                                 rows);
+  rk::reduce_axes(rk::two_pass, x, rk::axes{1}, row_sums, std::int64_t{0});
+  CHECK(thrust::count(out.begin(), out.end(), cols) == rows);
+  cuda::std::mdspan<std::int64_t, cuda::std::extents<int>> total(thrust::raw_pointer_cast(out.data()));
+  rk::reduce_axes(rk::single_pass, x, rk::axes{1, 0}, total, std::int64_t{5});
+  CHECK(out[0] == rows * cols + 5);
+}
+
+RK_GPU_TEST_CASE("rk::reduce_axes (GPU policies): host memory and rk::atomic into a strided out are errors")
+{
+  std::vector<float> host(12, 1.0f);
+  thrust::device_vector<float> out(4, 0.0f);
+  cuda::std::mdspan<const float, cuda::std::dextents<int, 2>> x_host(host.data(), 3, 4);
+  cuda::std::mdspan<float, cuda::std::dextents<int, 1>> o(thrust::raw_pointer_cast(out.data()), 4);
+  CHECK_THROWS_AS(rk::reduce_axes(rk::device, x_host, rk::axes{0}, o, 0.0f), rk::error);
+  thrust::device_vector<int> items(12, 1), sums(8, 0);
+  cuda::std::mdspan<const int, cuda::std::dextents<int, 2>> x(thrust::raw_pointer_cast(items.data()), 3, 4);
+  using strided = cuda::std::layout_stride::mapping<cuda::std::dextents<int, 1>>;
+  cuda::std::mdspan<int, cuda::std::dextents<int, 1>, cuda::std::layout_stride> every_other(
+    thrust::raw_pointer_cast(sums.data()), strided(cuda::std::dextents<int, 1>(4), cuda::std::array<int, 1>{2}));
+  CHECK_THROWS_WITH_AS(rk::reduce_axes(rk::atomic, x, rk::axes{0}, every_other, 0),
+                       doctest::Contains("out must be one dense run"), rk::error);
+  rk::reduce_axes(rk::device, x, rk::axes{0}, every_other, 0);
+  CHECK(std::vector<int>(sums.begin(), sums.end()) == std::vector<int>{3, 0, 3, 0, 3, 0, 3, 0});
+}
+
+RK_GPU_TEST_CASE("rk::mean_var (GPU policies): the bits of rk::host through transform_reduce, axes, segments, keys")
+{
+  const std::int64_t n = 3000007;
+  const auto v         = normal_floats(n, 1000.0, 1.0, 11);
+  thrust::device_vector<float> d(v.begin(), v.end());
+  using state      = rk::mean_var<float>;
+  const state host = rk::transform_reduce(rk::host, v.begin(), v.end(), state{}, rk::mean_var_op<float>{},
+                                          rk::to_mean_var<float>{});
+  for (auto gpu : {rk::transform_reduce(rk::device, d.begin(), d.end(), state{}, rk::mean_var_op<float>{},
+                                        rk::to_mean_var<float>{}),
+                   rk::transform_reduce(rk::two_pass, d.begin(), d.end(), state{}, rk::mean_var_op<float>{},
+                                        rk::to_mean_var<float>{})})
+  {
+    CHECK(rk_test::bits_equal(gpu, host));
+  }
+  // Batch norm: 8 x 5 x 75001 (batch, channel, pixels), statistics of every channel.
+  const std::int64_t batch = 8, channels = 5, pixels = n / 40;
+  cuda::std::mdspan<const float, cuda::std::dextents<std::int64_t, 3>> x(thrust::raw_pointer_cast(d.data()), batch,
+                                                                         channels, pixels);
+  cuda::std::mdspan<const float, cuda::std::dextents<std::int64_t, 3>> xh(v.data(), batch, channels, pixels);
+  thrust::device_vector<state> d_stats(static_cast<std::size_t>(channels));
+  std::vector<state> h_stats(static_cast<std::size_t>(channels));
+  rk::transform_reduce_axes(rk::device, x, rk::axes{0, 2},
+                            cuda::std::mdspan(thrust::raw_pointer_cast(d_stats.data()), channels), state{},
+                            rk::mean_var_op<float>{}, rk::to_mean_var<float>{});
+  rk::transform_reduce_axes(rk::host, xh, rk::axes{0, 2}, cuda::std::mdspan(h_stats.data(), channels), state{},
+                            rk::mean_var_op<float>{}, rk::to_mean_var<float>{});
+  const std::vector<state> got(d_stats.begin(), d_stats.end());
+  for (std::int64_t c = 0; c < channels; ++c)
+  {
+    CHECK(rk_test::bits_equal(got[static_cast<std::size_t>(c)], h_stats[static_cast<std::size_t>(c)]));
+    CHECK(got[static_cast<std::size_t>(c)].count == batch * pixels);
+  }
+  // Segments and runs of keys over per-item states.
+  const std::vector<std::int64_t> offsets{0, 1000, 1000, 2000003, n};
+  thrust::device_vector<std::int64_t> d_offsets(offsets.begin(), offsets.end());
+  auto d_states = thrust::make_transform_iterator(d.begin(), rk::to_mean_var<float>{});
+  std::vector<state> h_states(v.size());
+  std::transform(v.begin(), v.end(), h_states.begin(), rk::to_mean_var<float>{});
+  thrust::device_vector<state> d_seg(4);
+  std::vector<state> h_seg(4);
+  rk::segmented_reduce(rk::device, d_states, d_offsets.begin(), d_offsets.end(), d_seg.begin(), state{},
+                       rk::mean_var_op<float>{});
+  rk::segmented_reduce(rk::host, h_states.begin(), offsets.begin(), offsets.end(), h_seg.begin(), state{},
+                       rk::mean_var_op<float>{});
+  const std::vector<state> seg(d_seg.begin(), d_seg.end());
+  for (std::size_t s = 0; s < 4; ++s)
+  {
+    CHECK(rk_test::bits_equal(seg[s], h_seg[s]));
+  }
+}
+
+namespace
+{
+template <int I>
+struct element
+{
+  template <class Tuple>
+  __host__ __device__ float operator()(const Tuple& t) const
+  {
+    return cuda::std::get<I>(t);
+  }
+};
+} // namespace
+
+// The tree counts tiles in the items read (here the zip's pairs), so each element has the bits of
+// a reduction of that element alone over the same zip.
+RK_GPU_TEST_CASE("rk::fuse (GPU policies): sum and max of a zip in one pass, each with its bits alone")
+{
+  const auto a = rk_test::spread_floats(1000003, 3), b = rk_test::spread_floats(1000003, 4);
+  thrust::device_vector<float> da(a.begin(), a.end()), db(b.begin(), b.end());
+  using pair     = cuda::std::tuple<float, float>;
+  const auto zip = thrust::make_zip_iterator(da.begin(), db.begin());
+  const auto end = zip + static_cast<std::ptrdiff_t>(da.size());
+  for (const pair both : {rk::reduce(rk::device, zip, end, pair{0.0f, -1e30f}, rk::fuse(rk::plus{}, rk::maximum{})),
+                          rk::reduce(rk::two_pass, zip, end, pair{0.0f, -1e30f}, rk::fuse(rk::plus{}, rk::maximum{}))})
+  {
+    CHECK(rk_test::bits_equal(cuda::std::get<0>(both),
+                              rk::transform_reduce(rk::device, zip, end, 0.0f, rk::plus{}, element<0>{})));
+    CHECK(cuda::std::get<1>(both) == rk::reduce(rk::host, b.begin(), b.end(), -1e30f, rk::maximum{}));
+  }
+}

@@ -1,0 +1,194 @@
+// rk::reduce_axes, rk::transform_reduce_axes, rk::fuse and rk::mean_var on the host policies:
+// every layout and axis subset (bits of rk::reduce over the copied items), the bad inputs, and
+// the accuracy of the variance.
+
+#include "../support/axes_properties.hpp"
+#include "host_harness.hpp"
+
+#include <rk/reduce.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace
+{
+using seq_harness  = rk_test::host_harness<rk::seq_policy>;
+using host_harness = rk_test::host_harness<rk::host_policy>;
+
+template <class H>
+void shapes(const H& h)
+{
+  rk_test::axes_properties_for_shape<1>(h, {257});
+  rk_test::axes_properties_for_shape<1>(h, {0});
+  rk_test::axes_properties_for_shape<2>(h, {33, 31});
+  rk_test::axes_properties_for_shape<2>(h, {1, 257});
+  rk_test::axes_properties_for_shape<3>(h, {2, 31, 33});
+  rk_test::axes_properties_for_shape<3>(h, {5, 0, 3});
+  rk_test::axes_properties_for_shape<4>(h, {2, 3, 1, 33});
+  rk_test::axes_properties_for_shape<8>(h, {2, 1, 3, 2, 1, 2, 3, 2},
+                                        {{}, {7}, {0}, {3, 5}, {6, 4, 2, 0}, {0, 1, 2, 3, 4, 5, 6, 7}});
+}
+
+// x: 2 x 3 x 4 of int, out: the sums over axis 1, 2 x 4.
+struct small_call
+{
+  std::vector<int> data = std::vector<int>(24, 1);
+  std::vector<int> out  = std::vector<int>(8, -1);
+  cuda::std::mdspan<const int, cuda::std::dextents<int, 3>> x{data.data(), 2, 3, 4};
+  cuda::std::mdspan<int, cuda::std::dextents<int, 2>> o{out.data(), 2, 4};
+};
+
+std::string message_of(const std::function<void()>& f)
+{
+  try
+  {
+    f();
+  }
+  catch (const rk::error& e)
+  {
+    return e.what();
+  }
+  return "no rk::error";
+}
+} // namespace
+
+TEST_CASE("rk::reduce_axes (host policies): every layout and axis subset, ranks 1-4 and 8, bits of rk::reduce")
+{
+  shapes(seq_harness{});
+  shapes(host_harness{});
+}
+
+TEST_CASE("rk::reduce_axes: an empty reduced extent writes init everywhere and never calls op")
+{
+  std::vector<float> data(1);
+  std::vector<float> out(5, 1.0f);
+  cuda::std::mdspan<const float, cuda::std::dextents<int, 2>> x(data.data(), 0, 5);
+  cuda::std::mdspan<float, cuda::std::dextents<int, 1>> o(out.data(), 5);
+  rk::reduce_axes(rk::host, x, rk::axes{0}, o, 2.5f, rk_test::must_not_be_called{});
+  CHECK(out == std::vector<float>(5, 2.5f));
+  std::fill(out.begin(), out.end(), 1.0f);
+  rk::reduce_axes(rk::seq, x, rk::axes{0}, o, 2.5f, rk_test::must_not_be_called{});
+  CHECK(out == std::vector<float>(5, 2.5f));
+}
+
+TEST_CASE("rk::reduce_axes: bad axes and shapes throw rk::error naming them, before anything is written")
+{
+  small_call c;
+  CHECK(message_of([&] { rk::reduce_axes(rk::host, c.x, rk::axes{3}, c.o, 0); }).find("axis 3 is out of range")
+        != std::string::npos);
+  CHECK(message_of([&] { rk::reduce_axes(rk::host, c.x, rk::axes{-1}, c.o, 0); }).find("axis -1 is out of range")
+        != std::string::npos);
+  CHECK(message_of([&] { rk::reduce_axes(rk::host, c.x, rk::axes{1, 1}, c.o, 0); }).find("axis 1 is given twice")
+        != std::string::npos);
+  CHECK(message_of([&] {
+          rk::reduce_axes(rk::host, c.x, rk::axes{0, 1}, c.o, 0);
+        }).find("out has rank 2, but reducing 2 of the 3 axes of x (shape (2, 3, 4)) keeps 1")
+        != std::string::npos);
+  CHECK(message_of([&] {
+          rk::reduce_axes(rk::host, c.x, rk::axes{0}, c.o, 0);
+        }).find("out has shape (2, 4), but the kept axes of x (shape (2, 3, 4)) have shape (3, 4)")
+        != std::string::npos);
+  CHECK(message_of([] { rk::axes too_many{0, 1, 2, 3, 4, 5, 6, 7, 0}; }).find("at most 8 axes") != std::string::npos);
+  CHECK(c.out == std::vector<int>(8, -1));
+  rk::reduce_axes(rk::host, c.x, rk::axes{1}, c.o, 0);
+  CHECK(c.out == std::vector<int>(8, 3));
+}
+
+TEST_CASE("rk::fuse: several results in one pass, each with the bits it has alone")
+{
+  const auto items = rk_test::spread_floats(100003, 5);
+  using triple     = cuda::std::tuple<float, float, float>;
+  auto as_triple   = [](float v) { return triple{v, v, v}; };
+  const triple r   = rk::transform_reduce(rk::host, items.begin(), items.end(), triple{0.0f, 1e30f, -1e30f},
+                                          rk::fuse(rk::plus{}, rk::minimum{}, rk::maximum{}), as_triple);
+  CHECK(rk_test::bits_equal(cuda::std::get<0>(r), rk::reduce(rk::host, items.begin(), items.end(), 0.0f)));
+  CHECK(cuda::std::get<1>(r) == rk::reduce(rk::host, items.begin(), items.end(), 1e30f, rk::minimum{}));
+  CHECK(cuda::std::get<2>(r) == rk::reduce(rk::host, items.begin(), items.end(), -1e30f, rk::maximum{}));
+  static_assert(rk::is_commutative_v<decltype(rk::fuse(rk::plus{}, rk::minimum{}))>);
+  static_assert(!rk::is_commutative_v<decltype(rk::fuse(rk::plus{}, rk_test::segment_merge{}))>);
+}
+
+TEST_CASE("rk::mean_var: the empty state merges exactly, variance of nothing is NaN")
+{
+  const rk::mean_var<float> empty{};
+  const rk::mean_var<float> some{3, 1.25f, 0.5f};
+  const rk::mean_var_op<float> op;
+  CHECK(rk_test::bits_equal(op(empty, some), some));
+  CHECK(rk_test::bits_equal(op(some, empty), some));
+  CHECK(std::isnan(empty.variance()));
+  CHECK(std::isnan(rk::mean_var<double>{1, 2.0, 0.0}.sample_variance()));
+  CHECK(some.variance() == doctest::Approx(0.5 / 3));
+  CHECK(some.sample_variance() == doctest::Approx(0.25));
+  const std::vector<float> none;
+  const auto s = rk::transform_reduce(rk::host, none.begin(), none.end(), rk::mean_var<float>{},
+                                      rk::mean_var_op<float>{}, rk::to_mean_var<float>{});
+  CHECK(s.count == 0);
+}
+
+// Float data of mean 1000 and deviation 1, a count that is not a power of two: the variance
+// against a long double two-pass reference, within the bounds docs/design.md ("Statistics")
+// derives: 2 ceil(log2 n) eps kappa on the tree policies (pairwise merges), sqrt(n) eps kappa for
+// rk::seq's left fold, with kappa = sqrt(1 + mean^2 / variance), the condition number of the
+// variance. The naive formula in float (mean of squares minus square of the mean) misses the
+// tree's bound by more than 10x, which the test checks too; the tree's measured error is far
+// inside its worst-case bound (printed).
+TEST_CASE("rk::mean_var: accurate variance of float data with mean 1000 and deviation 1 (3,000,007 items)")
+{
+  const std::int64_t n = 3000007;
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> normal(1000.0, 1.0);
+  std::vector<float> v(static_cast<std::size_t>(n));
+  for (auto& x : v)
+  {
+    x = static_cast<float>(normal(rng));
+  }
+  long double mean = 0;
+  for (float x : v)
+  {
+    mean += x;
+  }
+  mean /= n;
+  long double m2 = 0;
+  for (float x : v)
+  {
+    m2 += (x - mean) * (x - mean);
+  }
+  const double variance   = static_cast<double>(m2 / n);
+  const double kappa      = std::sqrt(1.0 + static_cast<double>(mean * mean) / variance);
+  const double eps        = std::ldexp(1.0, -24);
+  const double tree_bound = 2.0 * std::ceil(std::log2(static_cast<double>(n))) * eps * kappa;
+  const double seq_bound  = std::sqrt(static_cast<double>(n)) * eps * kappa;
+  auto relative_error     = [&](const rk::mean_var<float>& s) {
+    return std::fabs(static_cast<double>(s.variance()) - variance) / variance;
+  };
+  const auto tree = rk::transform_reduce(rk::host, v.begin(), v.end(), rk::mean_var<float>{}, rk::mean_var_op<float>{},
+                                         rk::to_mean_var<float>{});
+  const auto fold = rk::transform_reduce(rk::seq, v.begin(), v.end(), rk::mean_var<float>{}, rk::mean_var_op<float>{},
+                                         rk::to_mean_var<float>{});
+  MESSAGE("relative error of the variance: tree " << relative_error(tree) << " (bound " << tree_bound << "), seq "
+                                                  << relative_error(fold) << " (bound " << seq_bound << ")");
+  CHECK(tree.count == n);
+  CHECK(std::fabs(tree.mean - static_cast<double>(mean)) <= 1e-3);
+  CHECK(relative_error(tree) <= tree_bound);
+  CHECK(relative_error(fold) <= seq_bound);
+  // The naive formula in float: E[x^2] - E[x]^2.
+  using pair              = cuda::std::tuple<float, float>;
+  const pair sums         = rk::transform_reduce(rk::host, v.begin(), v.end(), pair{0.0f, 0.0f},
+                                                 rk::fuse(rk::plus{}, rk::plus{}), [](float x) { return pair{x, x * x}; });
+  const double naive_mean = cuda::std::get<0>(sums) / static_cast<double>(n);
+  const double naive      = cuda::std::get<1>(sums) / static_cast<double>(n) - naive_mean * naive_mean;
+  CHECK(std::fabs(naive - variance) / variance > 10 * tree_bound);
+  // The same state from a segmented reduce over per-item states and from reduce_by_key.
+  std::vector<rk::mean_var<float>> states(v.size());
+  std::transform(v.begin(), v.end(), states.begin(), rk::to_mean_var<float>{});
+  std::vector<rk::mean_var<float>> one(1);
+  const std::vector<std::int64_t> offsets{0, n};
+  rk::segmented_reduce(rk::host, states.begin(), offsets.begin(), offsets.end(), one.begin(), rk::mean_var<float>{},
+                       rk::mean_var_op<float>{});
+  CHECK(relative_error(one[0]) <= tree_bound);
+}
