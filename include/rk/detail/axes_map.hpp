@@ -8,6 +8,7 @@
 // Segment o then has rk::reduce's bits over its items, whatever x's layout (rk/detail/segments.hpp).
 
 #include <rk/detail/config.hpp>
+#include <rk/detail/input_adaptors.hpp>
 #include <rk/detail/tree.hpp>
 #include <rk/error.hpp>
 
@@ -66,11 +67,6 @@ struct axis_walk
     return true;
   }
 };
-
-/// Marks the iterators rk builds over a raw pointer that the GPU dispatch checks itself, so the
-/// iterator-system rule for foreign iterators (rk/cuda/dispatch/common.cuh) leaves them alone.
-struct over_checked_pointer
-{};
 
 /// What rk's readers of a view are as iterators: random access, reading items of type U by value.
 template <class U>

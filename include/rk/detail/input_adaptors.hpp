@@ -158,6 +158,20 @@ struct indexed_input : input_adaptor<indexed_input<It, Index>, It>
   }
 };
 
+/// Marks the iterators rk builds over a raw pointer it has checked itself (rk::reduce_axes's
+/// readers and writer of a view): they read memory, as a pointer does, and the GPU dispatch's
+/// iterator-system rule for foreign iterators (rk/cuda/dispatch/common.cuh) leaves them alone.
+struct over_checked_pointer
+{};
+
+template <class It, class = void>
+struct is_over_checked_pointer : std::false_type
+{};
+template <class It>
+struct is_over_checked_pointer<It, std::void_t<typename It::rk_iterator_memory>>
+    : std::is_same<typename It::rk_iterator_memory, over_checked_pointer>
+{};
+
 template <class It>
 struct is_input_adaptor : std::false_type
 {};

@@ -9,7 +9,6 @@
 #include <rk/cuda/primitives/atomic_combine.cuh>
 #include <rk/cuda/primitives/load.cuh>
 #include <rk/cuda/runtime.cuh>
-#include <rk/detail/axes_map.hpp>
 #include <rk/detail/input_adaptors.hpp>
 #include <rk/detail/range.hpp>
 #include <rk/detail/segments.hpp>
@@ -46,14 +45,6 @@ struct is_host_container_iterator<thrust::detail::normal_iterator<Pointer>> : st
 /// raw pointer, which is checked at run time like any raw pointer. Iterators rk builds over a raw
 /// pointer it checks itself (rk::reduce_axes's: rk_iterator_memory is over_checked_pointer) say
 /// nothing either.
-template <class It, class = void>
-struct is_over_checked_pointer : std::false_type
-{};
-template <class It>
-struct is_over_checked_pointer<It, std::void_t<typename It::rk_iterator_memory>>
-    : std::is_same<typename It::rk_iterator_memory, over_checked_pointer>
-{};
-
 template <class InputIt>
 inline constexpr bool is_host_iterator_v =
   !std::is_pointer_v<InputIt> && !is_over_checked_pointer<InputIt>::value

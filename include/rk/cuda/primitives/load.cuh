@@ -84,19 +84,12 @@ template <class Item>
 struct is_element_pointer<element_pointer<Item>> : std::true_type
 {};
 
-/// rk's own iterators over a view's memory (rk::reduce_axes's: they name rk_iterator_memory).
-template <class It, class = void>
-struct is_view_reader : std::false_type
-{};
-template <class It>
-struct is_view_reader<It, std::void_t<typename It::rk_iterator_memory>> : std::true_type
-{};
-
 /// Iterators that read their items from memory (a raw pointer, one read element by element, rk's
-/// readers of a view); any other computes them (a transform, an input adaptor).
+/// readers of a view: is_over_checked_pointer); any other computes them (a transform, an input
+/// adaptor).
 template <class It>
 inline constexpr bool reads_memory_v = std::is_pointer_v<It> || is_element_pointer<It>::value
-                                    || is_view_reader<It>::value;
+                                    || is_over_checked_pointer<It>::value;
 
 /// `x`, an item `It` gave, as the tree combines it: settled where the iterator computed it.
 template <class It, class X>
