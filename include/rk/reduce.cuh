@@ -18,11 +18,13 @@
 
 #include <rk/reduce.hpp>
 
+#include <rk/cuda/dispatch/accumulator.cuh>
 #include <rk/cuda/dispatch/arg_reduce.cuh>
 #include <rk/cuda/dispatch/explain.cuh>
 #include <rk/cuda/dispatch/reduce.cuh>
 #include <rk/cuda/dispatch/reduce_axes.cuh>
 #include <rk/cuda/dispatch/reduce_by_key.cuh>
+#include <rk/cuda/dispatch/reduce_partial.cuh>
 #include <rk/cuda/dispatch/segmented_reduce.cuh>
 #include <rk/cuda/error.cuh>
 #include <rk/cuda/functional.cuh>

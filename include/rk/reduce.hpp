@@ -13,6 +13,7 @@
 /// int m = rk::reduce(rk::seq, v.begin(), v.end(), 100, rk::minimum{}); // 1
 /// \endcode
 
+#include <rk/accumulator.hpp>
 #include <rk/arg_reduce.hpp>
 #include <rk/check_operator.hpp>
 #include <rk/detail/config.hpp>
@@ -23,6 +24,8 @@
 #include <rk/host/dispatch.hpp>
 #include <rk/host/reduce_axes.hpp>
 #include <rk/host/reduce_by_key.hpp>
+#include <rk/host/reduce_partial.hpp>
+#include <rk/partial.hpp>
 #include <rk/policy.hpp>
 #include <rk/reduce_axes.hpp>
 #include <rk/reduce_by_key.hpp>

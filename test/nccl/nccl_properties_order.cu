@@ -233,10 +233,18 @@ void graph_capture(const rank_env& env, report& out)
   {
     begin += 5000 + r;
   }
-  const auto policy = env.nccl().on(env.stream);
+  // Capturable once the shard offset is given: finding it waits for the other ranks' lengths.
+  const auto policy = env.nccl().on(env.stream).with_offset(begin);
   cuda_ok(cudaStreamSynchronize(env.stream), "cudaStreamSynchronize");
   cuda_ok(cudaStreamBeginCapture(env.stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
   cudaGraph_t graph = nullptr;
+  try
+  {
+    rk::reduce_into(env.nccl().on(env.stream), shard.begin(), shard.end(), sum.get(), std::int64_t{-1}, rk::plus{});
+    out.expect(false, "a captured rk::reduce_into with rk::nccl and no shard offset did not throw");
+  }
+  catch (const rk::error&)
+  {}
   try
   {
     rk::reduce_into(policy, shard.begin(), shard.end(), sum.get(), std::int64_t{-1}, rk::plus{});

@@ -1,12 +1,14 @@
 // NCCL properties over values: sums, min and max of the four arithmetic types, a type with no
 // default constructor, and empty shards. Every rank makes the same calls in the same order.
 
+#include "../support/spread.hpp"
 #include "nccl_support.cuh"
 
 #include <thrust/device_vector.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
+#include <cstring>
 #include <functional>
 #include <vector>
 
@@ -96,6 +98,57 @@ void no_default_constructor(const rank_env& env, report& out)
       out.expect(into == want, mismatch("rk::reduce_into" + at, into, want));
     }
   }
+}
+
+namespace
+{
+/// The shards of every layout reduced with rk::nccl over this communicator: the bits of one-GPU
+/// rk::reduce (rk::device, this rank's GPU) over the concatenation, with the offset found by rk and
+/// given by the caller.
+template <class E, class Op, class Make>
+void check_same_bits(const rank_env& env, report& out, const char* what, E init, Op op, Make make)
+{
+  for (const std::int64_t total : {std::int64_t{1}, std::int64_t{3}, std::int64_t{4099}, (std::int64_t{1} << 20) + 3})
+  {
+    for (const layout l : {layout::even, layout::unequal, layout::first_empty, layout::last_only})
+    {
+      const shard s = shard_of(l, total, env.rank, env.ranks);
+      std::vector<E> all;
+      for (std::int64_t i = 0; i < covered(l, total, env.ranks); ++i)
+      {
+        all.push_back(make(i));
+      }
+      const thrust::device_vector<E> whole(all.begin(), all.end());
+      const E one_gpu      = rk::reduce(rk::device.on(env.stream), whole.begin(), whole.end(), init, op);
+      const auto mine      = whole.begin() + s.begin;
+      const std::string at = std::string(what) + " (" + where(l, total, s) + ")";
+      const E got          = rk::reduce(env.nccl().on(env.stream), mine, mine + s.size(), init, op);
+      out.expect(std::memcmp(&got, &one_gpu, sizeof(E)) == 0, mismatch("rk::reduce " + at, got, one_gpu));
+      device_slot<E> result;
+      rk::reduce_into(env.nccl(rk::two_pass).on(env.stream).with_offset(s.begin), mine, mine + s.size(), result.get(),
+                      init, op);
+      const E into = result.read(env.stream);
+      out.expect(std::memcmp(&into, &one_gpu, sizeof(E)) == 0,
+                 mismatch("rk::reduce_into (rk::two_pass, offset given) " + at, into, one_gpu));
+    }
+  }
+}
+} // namespace
+
+void rank_count_invariance(const rank_env& env, report& out)
+{
+  const spread_value<float> f{};
+  const spread_value<double> d{};
+  check_same_bits<float>(env, out, "float plus", 0.5f, rk::plus{}, [&](std::int64_t i) { return f(i); });
+  check_same_bits<double>(env, out, "double plus", -0.25, rk::plus{}, [&](std::int64_t i) { return d(i); });
+  check_same_bits<affine>(env, out, "affine compose", affine{3u, 1u}, affine_compose{}, [](std::int64_t i) {
+    return affine{static_cast<std::uint32_t>(2 * i + 1), static_cast<std::uint32_t>(i * 7)};
+  });
+  check_same_bits<mat2>(env, out, "mat2 multiply", mat2{1u, 2u, 3u, 4u}, mat2_multiply{}, [](std::int64_t i) {
+    return mat2{static_cast<std::uint32_t>(i), 1u, static_cast<std::uint32_t>(i * 3), 5u};
+  });
+  check_same_bits<segment>(env, out, "segment merge", segment{-3, 0}, segment_merge{},
+                           [](std::int64_t i) { return segment{i, i + 1}; });
 }
 
 void empty_shards(const rank_env& env, report& out)

@@ -1,13 +1,17 @@
 #pragma once
-// rk::reduce, rk::reduce_into and rk::explain for rk::nccl policies: each rank reduces its shard
-// without init (rk::detail::reduce_range_into, the local policy's backend), then shares a
-// (valid, value) record with every rank and folds the records in rank order after init: through
-// one ncclAllGather between two small kernels, or, with an rk::nccl_workspace that has symmetric
-// memory, in one kernel. Everything is enqueued on the policy's stream; only the value-returning
-// rk::reduce waits.
+// rk::reduce, rk::reduce_into and rk::explain for rk::nccl policies. With a local policy that keeps
+// rk::reduce's tree, each rank reduces its shard to an rk::partial at its offset in the
+// concatenation (found with one ncclAllGather of the shard lengths unless the caller gives it),
+// one ncclAllGather shares the partials, and every rank combines them in rank order and finishes
+// after init: one-GPU rk::reduce's bits, whatever the rank count. With rk::atomic each rank
+// reduces its shard without init, then shares a (valid, value) record with every rank and folds
+// the records in rank order after init: through one ncclAllGather between two small kernels, or,
+// with an rk::nccl_workspace that has symmetric memory, in one kernel. Everything is enqueued on
+// the policy's stream; rk::reduce waits, and so does finding the offset.
 
 #include <rk/cuda/dispatch/common.cuh>
 #include <rk/cuda/dispatch/flat_engine.cuh>
+#include <rk/cuda/dispatch/partial_engine.cuh>
 #include <rk/cuda/error.cuh>
 #include <rk/cuda/functional.cuh>
 #include <rk/cuda/launch.cuh>
@@ -26,6 +30,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace rk
 {
@@ -93,6 +98,64 @@ void gather_and_fold(ncclComm_t comm, const nccl_workspace* workspace, const ncc
                 me.ranks, init, out, op);
   scratch.close();
 }
+/// Whether rk::nccl over this local backend exchanges partials (the reproducible tree) or values.
+template <gpu_backend Backend>
+inline constexpr bool nccl_exchanges_partials_v = Backend != gpu_backend::atomic;
+
+/// This rank's shard offset: the caller's, or the sum of the lengths of the ranks before it, from
+/// one ncclAllGather of every rank's length (the host needs it to plan the partial: it waits).
+template <gpu_backend Backend, class Provider>
+offset_t shard_offset_of(const nccl_policy<Backend, Provider>& policy, const nccl_rank& me, offset_t n,
+                         const device_facts& device)
+{
+  if (policy.shard_offset >= 0)
+  {
+    return policy.shard_offset;
+  }
+  const cudaStream_t stream = policy.stream();
+  check_not_capturing(stream, "rk::nccl finding this rank's shard offset (pass it with .with_offset(offset) to "
+                              "capture the call)");
+  scratch_lease scratch = lease_scratch(device.ordinal, stream, 0, sizeof(offset_t),
+                                        static_cast<std::size_t>(me.ranks) * sizeof(offset_t));
+  auto* lengths         = static_cast<offset_t*>(scratch.partials);
+  throw_on_error(cudaMemcpyAsync(lengths + me.rank, &n, sizeof(n), cudaMemcpyHostToDevice, stream),
+                 "rk::nccl: storing this rank's shard length");
+  check_nccl(ncclAllGather(lengths + me.rank, lengths, sizeof(offset_t), ncclUint8, policy.comm, stream), policy.comm,
+             "rk::nccl: ncclAllGather of the shard lengths");
+  std::vector<offset_t> all(static_cast<std::size_t>(me.ranks));
+  throw_on_error(cudaMemcpyAsync(all.data(), lengths, all.size() * sizeof(offset_t), cudaMemcpyDeviceToHost, stream),
+                 "rk::nccl: copying the shard lengths back");
+  scratch.close();
+  throw_on_error(cudaStreamSynchronize(stream), "rk::nccl: waiting for the shard lengths");
+  offset_t offset = 0;
+  for (int r = 0; r < me.rank; ++r)
+  {
+    offset += all[static_cast<std::size_t>(r)];
+  }
+  return offset;
+}
+
+/// The partials step: this rank's shard as an rk::partial at its offset, gathered with one
+/// ncclAllGather of the records, combined in rank order and finished after `init` into `out`
+/// (device memory, or a pinned host slot), on every rank. Stream-ordered once the offset is known.
+template <gpu_backend Backend, class Provider, class InputIt, class T, class BinaryOp>
+void reduce_shards_exactly(const nccl_policy<Backend, Provider>& policy, const nccl_rank& me, InputIt first, offset_t n,
+                           T init, T* out, const BinaryOp& user_op, const device_facts& device)
+{
+  const offset_t offset           = shard_offset_of(policy, me, n, device);
+  const auto piece                = make_partial_launch<T>(policy.local, first, n, offset, user_op);
+  const auto op                   = device_operator<BinaryOp>::get(user_op);
+  const std::size_t records_bytes = align_up(static_cast<std::size_t>(me.ranks) * sizeof(partial<T>), 256);
+  scratch_lease scratch           = lease_scratch(device.ordinal, policy.stream(), 0, sizeof(T),
+                                                  records_bytes + piece.scratch_bytes());
+  auto* records                   = static_cast<partial<T>*>(scratch.partials);
+  piece.enqueue(records + me.rank, static_cast<unsigned char*>(scratch.partials) + records_bytes);
+  check_nccl(ncclAllGather(records + me.rank, records, sizeof(partial<T>), ncclUint8, policy.comm, policy.stream()),
+             policy.comm, "rk::nccl: ncclAllGather of the shard partials");
+  launch_kernel(fold_shard_partials_kernel<T, decltype(op)>, 1, 1, policy.stream(),
+                "rk::nccl: combining the shard partials", records, me.ranks, init, out, op);
+  scratch.close();
+}
 } // namespace detail
 
 /// `init ⊕ shard_0 ⊕ shard_1 ⊕ … ⊕ shard_{R-1}` on every rank of `policy.comm`, where shard_r is
@@ -119,11 +182,19 @@ T reduce_dispatch(const nccl_policy<Backend, Provider>& policy, InputIt first, I
   // The shard's result and then the final one go through a pinned slot, which kernels write directly.
   const detail::pinned_slot result = detail::acquire_pinned_slot();
   T* slot                          = static_cast<T*>(result.get());
-  if (n > 0)
+  if constexpr (detail::nccl_exchanges_partials_v<Backend>)
   {
-    detail::reduce_range_into(policy.local, first, last, slot, user_op);
+    (void) op;
+    detail::reduce_shards_exactly(policy, me, first, n, init, slot, user_op, device);
   }
-  detail::gather_and_fold(policy.comm, policy.workspace, me, n > 0 ? slot : nullptr, init, slot, op, stream, device);
+  else
+  {
+    if (n > 0)
+    {
+      detail::reduce_range_into(policy.local, first, last, slot, user_op);
+    }
+    detail::gather_and_fold(policy.comm, policy.workspace, me, n > 0 ? slot : nullptr, init, slot, op, stream, device);
+  }
   detail::throw_on_error(cudaStreamSynchronize(stream), "rk::reduce with rk::nccl: waiting for the reduction");
   detail::uninitialized<T> value;
   std::memcpy(static_cast<void*>(&value), result.get(), sizeof(T));
@@ -147,14 +218,22 @@ void reduce_into(const nccl_policy<Backend, Provider>& policy, InputIt first, In
   const detail::nccl_rank me         = detail::query_rank(policy.comm, "rk::reduce_into with rk::nccl");
   const detail::device_facts& device = detail::current_device_facts();
   T* result                          = detail::to_device_result<T>(out, device);
-  // The shard's result waits in *out (ours until the stream reaches the end of this call) for the
-  // gather.
-  if (n > 0)
+  if constexpr (detail::nccl_exchanges_partials_v<Backend>)
   {
-    detail::reduce_range_into(policy.local, first, last, result, user_op);
+    (void) op;
+    detail::reduce_shards_exactly(policy, me, first, n, init, result, user_op, device);
   }
-  detail::gather_and_fold(policy.comm, policy.workspace, me, n > 0 ? result : nullptr, init, result, op,
-                          policy.stream(), device);
+  else
+  {
+    // The shard's result waits in *out (ours until the stream reaches the end of this call) for
+    // the gather.
+    if (n > 0)
+    {
+      detail::reduce_range_into(policy.local, first, last, result, user_op);
+    }
+    detail::gather_and_fold(policy.comm, policy.workspace, me, n > 0 ? result : nullptr, init, result, op,
+                            policy.stream(), device);
+  }
 }
 
 template <gpu_backend Backend, class Provider, class InputIt, class OutputPtr, class T>
@@ -173,18 +252,35 @@ explanation explain_dispatch(const nccl_policy<Backend, Provider>& policy, Input
   int ranks     = 0;
   detail::check_nccl(ncclCommCount(policy.comm, &ranks), policy.comm, "rk::explain with rk::nccl: ncclCommCount");
   e.policy = "nccl(" + e.policy + ")";
-  e.reason += "; across the " + std::to_string(ranks) + " ranks: this rank's shard is reduced without init "
-            + (e.size == 0 ? std::string("(empty here: nothing runs for it)") : std::string("by '") + e.backend + "'")
-            + (policy.workspace != nullptr && policy.workspace->symmetric()
-                 ? std::string(", then one kernel stores this rank's (valid, value) record into every rank's "
-                               "symmetric memory (rk::nccl_workspace) and folds the records in rank order after "
-                               "init, on every rank")
-                 : ", then one ncclAllGather of " + std::to_string(sizeof(detail::maybe<T>))
-                     + "-byte (valid, value) records per rank and a fold of the records in rank order after init, "
-                       "on every rank"
-                     + (policy.workspace != nullptr
-                          ? " (the workspace has no symmetric memory: " + policy.workspace->reason() + ")"
-                          : std::string()));
+  if constexpr (detail::nccl_exchanges_partials_v<Backend>)
+  {
+    e.reason += "; across the " + std::to_string(ranks) + " ranks: this rank's shard is reduced to an rk::partial "
+              + "record (" + std::to_string(sizeof(partial<T>)) + " bytes: the tree's nodes inside the shard) at its "
+              + "offset in the concatenation ("
+              + (policy.shard_offset >= 0 ? std::string("given")
+                                          : std::string("found with one ncclAllGather of the shard lengths, waited "
+                                                        "for"))
+              + "), one ncclAllGather shares the records, and every rank combines them in rank order and finishes "
+                "after init: the bits of one-GPU rk::reduce over the concatenation, whatever the rank count"
+              + (policy.workspace != nullptr ? " (the workspace's symmetric memory is not used for partials)"
+                                             : std::string());
+    e.reproducible = true;
+  }
+  else
+  {
+    e.reason += "; across the " + std::to_string(ranks) + " ranks: this rank's shard is reduced without init "
+              + (e.size == 0 ? std::string("(empty here: nothing runs for it)") : std::string("by '") + e.backend + "'")
+              + (policy.workspace != nullptr && policy.workspace->symmetric()
+                   ? std::string(", then one kernel stores this rank's (valid, value) record into every rank's "
+                                 "symmetric memory (rk::nccl_workspace) and folds the records in rank order after "
+                                 "init, on every rank")
+                   : ", then one ncclAllGather of " + std::to_string(sizeof(detail::maybe<T>))
+                       + "-byte (valid, value) records per rank and a fold of the records in rank order after init, "
+                         "on every rank"
+                       + (policy.workspace != nullptr
+                            ? " (the workspace has no symmetric memory: " + policy.workspace->reason() + ")"
+                            : std::string()));
+  }
   return e;
 }
 } // namespace rk

@@ -7,7 +7,9 @@
 //    memory and folds the records that arrive in its own.
 
 #include <rk/cuda/primitives/warp_reduce.cuh>
+#include <rk/detail/store.hpp>
 #include <rk/nccl/workspace.cuh>
+#include <rk/partial.hpp>
 
 #include <cuda/atomic>
 
@@ -43,6 +45,24 @@ __global__ void fold_shard_records_kernel(const maybe<T>* records, int ranks, T 
     }
   }
   ::new (static_cast<void*>(out)) T(acc);
+}
+
+/// out = rk::finish(rk::combine(records in rank order), init): the ranks' partials, one per rank,
+/// gathered. Records that do not join (ranks that disagree on T, the operator or the item type)
+/// stop the kernel with a trap: a result from them would be garbage, silently.
+template <class T, class Op>
+__global__ void fold_shard_partials_kernel(const partial<T>* records, int ranks, T init, T* out, Op op)
+{
+  partial<T> whole = records[0];
+  for (int r = 1; r < ranks; ++r)
+  {
+    whole = combine(whole, records[r], op);
+  }
+  if (whole.status != partial<T>::valid || whole.offset != 0)
+  {
+    __trap();
+  }
+  store_every_byte<T>(out, whole.length == 0 ? init : finish_whole(whole, init, op));
 }
 
 #if RK_NCCL_DEVICE_API

@@ -22,10 +22,15 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
+
 namespace rk
 {
 /// One rank's view of a reduction over all the ranks of `comm`: `local` reduces this rank's
-/// shard, an ncclAllGather shares the shard results, and each rank folds them in rank order.
+/// shard, an ncclAllGather shares the shard results, and each rank folds them in rank order. With
+/// a local policy that keeps rk::reduce's tree (rk::device, rk::two_pass, rk::single_pass) the
+/// shard results are rk::partial records, so the result has the bits of one-GPU rk::reduce over
+/// the concatenation, whatever the number of ranks and the shard sizes.
 template <gpu_backend LocalBackend, class LocalProvider = default_tuning>
 struct nccl_policy : execution_policy<nccl_policy<LocalBackend, LocalProvider>>
 {
@@ -37,12 +42,25 @@ struct nccl_policy : execution_policy<nccl_policy<LocalBackend, LocalProvider>>
   local_policy_type local{};
   /// rk's symmetric memory on `comm`, if the policy was made from one (not owned).
   const nccl_workspace* workspace = nullptr;
+  /// Where this rank's shard starts in the concatenation of the shards, if the caller knows it
+  /// (-1: rk finds it with one ncclAllGather of the shard lengths, and waits for it).
+  std::int64_t shard_offset = -1;
 
   /// A copy whose work (local reduction, gather, fold) runs on `s`.
   constexpr nccl_policy on(cudaStream_t s) const noexcept
   {
     nccl_policy copy = *this;
     copy.local       = local.on(s);
+    return copy;
+  }
+
+  /// A copy that takes `offset` as this rank's shard offset (the shard lengths of the ranks before
+  /// it, added up) instead of asking the other ranks: no exchange and no wait for it, so the call
+  /// stays stream-ordered and capturable. Used by the reproducible local policies only.
+  constexpr nccl_policy with_offset(std::int64_t offset) const noexcept
+  {
+    nccl_policy copy  = *this;
+    copy.shard_offset = offset;
     return copy;
   }
 

@@ -10,6 +10,19 @@
 
 namespace rk::detail
 {
+/// The block body for a vectorizable input's ranges that do not start on the 16-byte grid: the
+/// same input read element by element (no such ranges for other inputs).
+template <bool Vectorized, class Provider, class Input, class T>
+struct element_agent_of
+{
+  using type = reduce_agent<Provider, Input, T>;
+};
+template <class Provider, class Input, class T>
+struct element_agent_of<true, Provider, Input, T>
+{
+  using type = reduce_agent<Provider, element_input_t<Input>, T>;
+};
+
 /// Calls body(agent, start) with the block body that reads the listed segment starting at
 /// first + segment_first: VectorAgent's 16-byte vectors where the segment's first item lies on the
 /// 16-byte grid, ElementAgent's element loads of the same input otherwise (with_aligned_reads).

@@ -4,6 +4,7 @@
 // rk::reduce_by_key over the long runs its run pass lists, rk::reduce_axes over its outputs' items.
 
 #include <rk/cuda/agent/reduce_agent.cuh>
+#include <rk/cuda/agent/segment_parts.cuh>
 #include <rk/cuda/dispatch/backend_choice.cuh>
 #include <rk/cuda/dispatch/common.cuh>
 #include <rk/cuda/kernels/segmented_reduce.cuh>
@@ -18,19 +19,6 @@
 
 namespace rk::detail
 {
-/// The block body for a vectorizable input's segments that do not start on the 16-byte grid: the
-/// same input read element by element (no such segments for other inputs).
-template <bool Vectorized, class Provider, class Input, class T>
-struct element_agent_of
-{
-  using type = reduce_agent<Provider, Input, T>;
-};
-template <class Provider, class Input, class T>
-struct element_agent_of<true, Provider, Input, T>
-{
-  using type = reduce_agent<Provider, element_input_t<Input>, T>;
-};
-
 /// One segmented reduction's launches and the scratch they need: [long-list arrays | node and
 /// piece values], plus counter_words of the lease's counters, which the kernels leave at zero as
 /// they found them (no memset per call). The sizes depend on the device and T, not on the segments

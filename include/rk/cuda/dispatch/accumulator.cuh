@@ -1,0 +1,73 @@
+#pragma once
+// rk::accumulator for the GPU policies: the partial of what was added so far stays in device
+// memory; each chunk's partial is computed and combined into it on the policy's stream, so add()
+// never waits, and result() copies one record back.
+
+#include <rk/accumulator.hpp>
+#include <rk/cuda/dispatch/partial_engine.cuh>
+#include <rk/cuda/error.cuh>
+#include <rk/cuda/policy.cuh>
+
+namespace rk::detail
+{
+template <gpu_backend Backend, class Provider, class T, class BinaryOp>
+class accumulated<gpu_policy<Backend, Provider>, T, BinaryOp>
+{
+public:
+  accumulated(const gpu_policy<Backend, Provider>& policy, const BinaryOp& op)
+      : policy_(policy)
+      , op_(op)
+  {
+    check_partial_backend<Backend>();
+  }
+  accumulated(const accumulated&)            = delete;
+  accumulated& operator=(const accumulated&) = delete;
+  ~accumulated()
+  {
+    if (records_ != nullptr)
+    {
+      (void) cudaFreeAsync(records_, policy_.stream);
+    }
+  }
+
+  template <class InputIt>
+  void add(InputIt first, InputIt last, offset_t offset)
+  {
+    if (records_ == nullptr)
+    {
+      throw_on_error(cudaMallocAsync(reinterpret_cast<void**>(&records_), 2 * sizeof(partial<T>), policy_.stream),
+                     "rk::accumulator: allocating its records");
+    }
+    partial<T>* whole = records_;
+    partial<T>* piece = records_ + 1;
+    if (!started_)
+    {
+      enqueue_partial<T>(policy_, first, last - first, offset, whole, op_);
+      started_ = true;
+      return;
+    }
+    enqueue_partial<T>(policy_, first, last - first, offset, piece, op_);
+    enqueue_combine(policy_.stream, whole, piece, whole, op_);
+  }
+
+  T finish_with(T init) const
+  {
+    if (!started_)
+    {
+      return init;
+    }
+    check_not_capturing(policy_.stream, "rk::accumulator::result");
+    partial<T> whole;
+    throw_on_error(cudaMemcpyAsync(&whole, records_, sizeof(whole), cudaMemcpyDeviceToHost, policy_.stream),
+                   "rk::accumulator: copying the record back");
+    throw_on_error(cudaStreamSynchronize(policy_.stream), "rk::accumulator: waiting for the chunks");
+    return rk::finish(whole, std::move(init), op_);
+  }
+
+private:
+  gpu_policy<Backend, Provider> policy_;
+  BinaryOp op_;
+  partial<T>* records_ = nullptr;
+  bool started_        = false;
+};
+} // namespace rk::detail

@@ -1,0 +1,225 @@
+// rk_perf_partial: partials (issue 29) against the flat reduce they must keep pace with, in
+// interleaved trials (trials.cuh), float and double:
+//  - rk::reduce_partial_into of n items at offset 0 and at an offset that cuts a lane (the most
+//    nodes: about two per level), against rk::reduce_into of the same items and a read of them;
+//  - rk::accumulator over 16 device chunks of 2^24 items against one rk::reduce_into of 2^28;
+//  - rk::combine and rk::finish of two pieces on the host.
+// Every result is checked against rk::reduce's bits before it is timed.
+//
+//   rk_perf_partial [--quick]
+
+#include "commit.hpp"
+#include "cuda_check.cuh"
+#include "trials.cuh"
+
+#include <rk/reduce.cuh>
+
+#include <thrust/device_vector.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/transform.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#define RK_PERF_CHECK(call) rk_perf::check((call), #call)
+
+namespace
+{
+/// Reads `bytes` of `in` as 16-byte vectors: the least any reduction of them must move.
+__global__ void probe_kernel(const void* in, std::int64_t bytes, unsigned* out)
+{
+  const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
+  unsigned acc              = 0;
+  for (std::int64_t i = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < bytes / 16; i += stride)
+  {
+    const uint4 x = static_cast<const uint4*>(in)[i];
+    acc ^= x.x ^ x.y ^ x.z ^ x.w;
+  }
+  if (acc == 0x9e3779b9u)
+  {
+    *out = acc;
+  }
+}
+
+int probe_blocks()
+{
+  int device = 0, sms = 0;
+  RK_PERF_CHECK(cudaGetDevice(&device));
+  RK_PERF_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms * 8;
+}
+
+/// The median over trials of a's time over b's, trial by trial.
+double paired(const std::vector<rk_perf::timing>& t, int a, int b)
+{
+  std::vector<double> q;
+  for (std::size_t k = 0; k < t[a].samples_us.size(); ++k)
+  {
+    q.push_back(t[a].samples_us[k] / t[b].samples_us[k]);
+  }
+  return rk_perf::median(q);
+}
+
+template <class F>
+thrust::device_vector<F> spread(std::int64_t n)
+{
+  thrust::device_vector<F> v(static_cast<std::size_t>(n));
+  thrust::transform(thrust::counting_iterator<std::int64_t>(0), thrust::counting_iterator<std::int64_t>(n), v.begin(),
+                    [] __device__(std::int64_t i) {
+                      const std::uint64_t h = (static_cast<std::uint64_t>(i) + 1) * 0x9e3779b97f4a7c15ull;
+                      return static_cast<F>(static_cast<double>(h >> 40) * 0x1p-20 - 8.0);
+                    });
+  return v;
+}
+
+template <class F>
+bool same_bits(F a, F b)
+{
+  return std::memcmp(&a, &b, sizeof(F)) == 0;
+}
+
+template <class F>
+void partial_rows(const char* type, int log2n, const rk_perf::timing_plan& plan, cudaStream_t stream, int& misses)
+{
+  const std::int64_t n   = std::int64_t{1} << log2n;
+  const std::int64_t cut = 12345; // the piece [cut, cut + n) of a longer sequence
+  const auto v           = spread<F>(n + cut);
+  const auto first       = v.begin() + cut;
+  thrust::device_vector<F> out(1);
+  thrust::device_vector<rk::partial<F>> record(1);
+  thrust::device_vector<unsigned> sink(1);
+  F* o              = thrust::raw_pointer_cast(out.data());
+  rk::partial<F>* r = thrust::raw_pointer_cast(record.data());
+  const auto device = rk::device.on(stream);
+  // Checked first: the piece at offset 0 finishes to rk::reduce's bits.
+  rk::reduce_partial_into(device, first, first + n, 0, r, rk::plus{});
+  const rk::partial<F> p = record[0];
+  const F want           = rk::reduce(device, first, first + n, F(0), rk::plus{});
+  if (!same_bits(rk::finish(p, F(0), rk::plus{}), want))
+  {
+    std::fprintf(stderr, "rk_perf_partial: %s 2^%d: the partial does not finish to rk::reduce's bits\n", type, log2n);
+    std::exit(1);
+  }
+  const rk::partial<F> cut_piece = rk::reduce_partial(device, first, first + n, cut, rk::plus{});
+  const auto t                   = rk_perf::time_interleaved(
+    stream, plan,
+    {{"reduce_into", [&] { rk::reduce_into(device, first, first + n, o, F(0), rk::plus{}); }},
+                       {"partial at 0", [&] { rk::reduce_partial_into(device, first, first + n, 0, r, rk::plus{}); }},
+                       {"partial at 12345", [&] { rk::reduce_partial_into(device, first, first + n, cut, r, rk::plus{}); }},
+                       {"probe", [&] {
+        probe_kernel<<<probe_blocks(), 256, 0, stream>>>(thrust::raw_pointer_cast(v.data()) + cut,
+                                                                           n * static_cast<std::int64_t>(sizeof(F)),
+                                                                           thrust::raw_pointer_cast(sink.data()));
+      }}});
+  const double at0 = paired(t, 1, 0), atcut = paired(t, 2, 0);
+  const bool pass = log2n < 20 || (at0 <= 1.05 && atcut <= 1.05);
+  misses += !pass;
+  std::printf("| %s | 2^%d | %d | %.2f | %.2f | %.2f | %.2f | %.3f | %.3f | %.2f | %s |\n", type, log2n,
+              cut_piece.node_count, t[0].median_us, t[1].median_us, t[2].median_us, t[3].median_us, at0, atcut,
+              paired(t, 0, 3),
+              log2n < 20 ? "(below 2^20)"
+              : pass     ? "PASS"
+                         : "MISS");
+}
+
+template <class F>
+void accumulator_row(const char* type, const rk_perf::timing_plan& plan, cudaStream_t stream, int& misses)
+{
+  const std::int64_t chunk = std::int64_t{1} << 24, chunks = 16, n = chunk * chunks;
+  const auto v = spread<F>(n);
+  thrust::device_vector<F> out(1);
+  F* o              = thrust::raw_pointer_cast(out.data());
+  const auto device = rk::device.on(stream);
+  rk::accumulator check(device, F(0), rk::plus{});
+  for (std::int64_t k = 0; k < chunks; ++k)
+  {
+    check.add(v.begin() + k * chunk, v.begin() + (k + 1) * chunk);
+  }
+  if (!same_bits(check.result(), rk::reduce(device, v.begin(), v.end(), F(0), rk::plus{})))
+  {
+    std::fprintf(stderr, "rk_perf_partial: %s accumulator: not rk::reduce's bits\n", type);
+    std::exit(1);
+  }
+  const auto t       = rk_perf::time_interleaved(stream, plan,
+                                                 {{"reduce_into 2^28",
+                                                   [&] { rk::reduce_into(device, v.begin(), v.end(), o, F(0), rk::plus{}); }},
+                                                  {"accumulator 16 x 2^24", [&] {
+                                               rk::accumulator acc(device, F(0), rk::plus{});
+                                               for (std::int64_t k = 0; k < chunks; ++k)
+                                               {
+                                                 acc.add(v.begin() + k * chunk, v.begin() + (k + 1) * chunk);
+                                               }
+                                             }}});
+  const double ratio = paired(t, 1, 0);
+  misses += ratio > 1.05;
+  std::printf("| %s | %.1f | %.1f | %.3f | %s |\n", type, t[0].median_us, t[1].median_us, ratio,
+              ratio <= 1.05 ? "PASS" : "MISS");
+}
+
+template <class F>
+void host_row(const char* type, int& misses)
+{
+  std::vector<F> h(100003);
+  for (std::size_t i = 0; i < h.size(); ++i)
+  {
+    h[i] = static_cast<F>(static_cast<double>(i % 1000) * 0.001);
+  }
+  const auto a   = rk::reduce_partial(rk::host, h.begin(), h.begin() + 50001, 0, rk::plus{});
+  const auto b   = rk::reduce_partial(rk::host, h.begin() + 50001, h.end(), 50001, rk::plus{});
+  const int reps = 20000;
+  F sink{};
+  const auto start = std::chrono::steady_clock::now();
+  for (int k = 0; k < reps; ++k)
+  {
+    sink += rk::finish(rk::combine(a, b, rk::plus{}), F(k), rk::plus{});
+  }
+  const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / reps;
+  misses += us > 2.0;
+  std::printf("| %s | %.3f | %s |%s\n", type, us, us <= 2.0 ? "PASS" : "MISS", sink == F(-1) ? " " : "");
+}
+} // namespace
+
+int main(int argc, char** argv)
+{
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  cudaStream_t stream{};
+  RK_PERF_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const auto plan = rk_perf::make_timing_plan(quick, 0, 0);
+  cudaDeviceProp prop{};
+  RK_PERF_CHECK(cudaGetDeviceProperties(&prop, 0));
+  int misses = 0;
+  std::cout << "# rk_perf_partial: " << prop.name << ", commit " << rk_perf::commit_id() << "\n\n"
+            << "rk::reduce_partial_into of n items (at offset 0, and at offset 12345, which cuts a lane) against "
+               "rk::reduce_into of the same items (rk::device) and a read of them. Target: partial ≤ 1.05× "
+               "reduce_into from 2^20.\n\n"
+            << "| type | n | nodes at 12345 | reduce_into µs | partial at 0 µs | partial at 12345 µs | probe µs | "
+               "at 0 / reduce_into | at 12345 / reduce_into | reduce_into / probe | target |\n"
+            << "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: |\n"
+            << std::flush;
+  for (int log2n : {16, 20, 24, 28})
+  {
+    partial_rows<float>("float", log2n, plan, stream, misses);
+  }
+  for (int log2n : {20, 24, 27})
+  {
+    partial_rows<double>("double", log2n, plan, stream, misses);
+  }
+  std::cout << "\nrk::accumulator over 16 device chunks of 2^24 items against one rk::reduce_into of 2^28 "
+               "(stream-ordered; result() not timed). Target ≤ 1.05×.\n\n"
+            << "| type | reduce_into µs | accumulator µs | ratio | target |\n| --- | ---: | ---: | ---: | :---: |\n"
+            << std::flush;
+  accumulator_row<float>("float", plan, stream, misses);
+  accumulator_row<double>("double", plan, stream, misses);
+  std::cout << "\nrk::combine then rk::finish of two pieces on the host (µs per pair). Target < 2 µs.\n\n"
+            << "| type | µs | target |\n| --- | ---: | :---: |\n";
+  host_row<double>("double", misses);
+  host_row<float>("float", misses);
+  std::cout << "\n" << misses << " rows miss their target\n";
+  return 0;
+}
