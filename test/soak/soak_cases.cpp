@@ -38,7 +38,11 @@ const char* name(algorithm a)
                                       "segmented_reduce (fixed size)",
                                       "segmented_arg_min",
                                       "segmented_arg_max",
-                                      "reduce_by_key"};
+                                      "reduce_by_key",
+                                      "reduce_axes",
+                                      "transform_reduce_axes",
+                                      "reduce_partial (pieces combined)",
+                                      "accumulator"};
   return names[static_cast<int>(a)];
 }
 
@@ -60,7 +64,7 @@ std::string call::describe() const
   std::ostringstream s;
   s << name(a) << " of " << name(k) << " on " << name(p) << ", n = " << n << ", start " << offset
     << " items past an allocation, " << (fancy ? "items from a transform iterator" : "items in memory");
-  if (a >= algorithm::segmented_csr)
+  if (segmented())
   {
     s << ", segments " << name(segments) << " around " << typical << " items";
     if (a == algorithm::segmented_csr || a == algorithm::segmented_arg_min || a == algorithm::segmented_arg_max)
@@ -72,7 +76,76 @@ std::string call::describe() const
   {
     s << (with_init ? ", with init" : ", Thrust's form (no init)");
   }
+  if (over_axes())
+  {
+    s << ", " << make_axes_shape(*this).describe();
+  }
   return s.str();
+}
+
+std::int64_t axes_shape::items() const
+{
+  std::int64_t n = 1;
+  for (int k = 0; k < rank; ++k)
+  {
+    n *= extent[k];
+  }
+  return n;
+}
+
+std::string axes_shape::describe() const
+{
+  std::ostringstream s;
+  s << "x of extents (";
+  for (int k = 0; k < rank; ++k)
+  {
+    s << (k ? ", " : "") << extent[k];
+  }
+  s << ") in "
+    << (x_view == view::right  ? "layout_right"
+        : x_view == view::left ? "layout_left"
+                               : "layout_stride (transposed)")
+    << ", axes {";
+  for (int k = 0; k < axis_count; ++k)
+  {
+    s << (k ? ", " : "") << axes[k];
+  }
+  s << "}";
+  return s.str();
+}
+
+axes_shape make_axes_shape(const call& c)
+{
+  rk_test::splitmix r{c.data_seed ^ 0xa4e5ull};
+  axes_shape a{};
+  a.rank = 1 + static_cast<int>(r.next() % 3);
+  // The last extent near the call's typical length (rows of 1 to 2^20 items), the first takes what
+  // is left of n, a middle one is small; extents of 0 and 1 come with small n.
+  std::int64_t left = c.n;
+  for (int k = a.rank - 1; k >= 1; --k)
+  {
+    const std::int64_t e = k == a.rank - 1 ? std::min<std::int64_t>(c.typical, std::max<std::int64_t>(left, 1))
+                                           : 1 + static_cast<std::int64_t>(r.next() % 7);
+    a.extent[k]          = e;
+    left                 = e > 0 ? left / e : 0;
+  }
+  a.extent[0] = left;
+  a.x_view    = static_cast<axes_shape::view>(r.next() % 3);
+  // A random subset of the axes (the empty one too), named in a random order.
+  int order[3] = {0, 1, 2};
+  for (int k = a.rank - 1; k > 0; --k)
+  {
+    std::swap(order[k], order[r.next() % static_cast<std::uint64_t>(k + 1)]);
+  }
+  const unsigned subset = static_cast<unsigned>(r.next() % (1u << a.rank));
+  for (int k = 0; k < a.rank; ++k)
+  {
+    if ((subset >> order[k]) & 1u)
+    {
+      a.axes[a.axis_count++] = order[k];
+    }
+  }
+  return a;
 }
 
 namespace

@@ -354,6 +354,10 @@ enum class algorithm
   segmented_arg_min,
   segmented_arg_max,
   reduce_by_key,
+  reduce_axes,
+  transform_reduce_axes,
+  reduce_partial,
+  accumulator,
   count
 };
 
@@ -434,6 +438,15 @@ constexpr bool kind_allowed(kind k, algorithm a)
       return k == kind::i64_min || k == kind::f32_plus;
     case algorithm::reduce_by_key:
       return k != kind::wide_sum; // a key type is the soak's; any value works, one 16-byte struct is enough
+    case algorithm::reduce_axes:
+      return k == kind::u32_plus || k == kind::f32_plus || k == kind::affine_compose;
+    case algorithm::transform_reduce_axes:
+      return k == kind::f32_plus;
+    case algorithm::reduce_partial:
+      return k == kind::u32_plus || k == kind::f32_plus || k == kind::f64_plus || k == kind::affine_compose
+          || k == kind::i8_sum;
+    case algorithm::accumulator:
+      return k == kind::f32_plus || k == kind::mat2_mul;
     default:
       return false;
   }
@@ -444,7 +457,9 @@ constexpr bool allowed(kind k, algorithm a, policy p)
   {
     return false;
   }
-  const bool flat = a == algorithm::reduce || a == algorithm::reduce_into;
+  const bool flat  = a == algorithm::reduce || a == algorithm::reduce_into;
+  const bool axes  = a == algorithm::reduce_axes || a == algorithm::transform_reduce_axes;
+  const bool split = a == algorithm::reduce_partial || a == algorithm::accumulator; // the tree's policies only
   switch (p)
   {
     case policy::seq:
@@ -453,14 +468,14 @@ constexpr bool allowed(kind k, algorithm a, policy p)
     case policy::device:
       return true;
     case policy::single_pass:
-      return flat;
+      return flat || split; // reduce_axes runs the same engine as on rk::device
     case policy::two_pass:
-      return flat
+      return flat || axes || split
           || ((a == algorithm::segmented_csr || a == algorithm::reduce_by_key)
               && (k == kind::u32_plus || k == kind::f32_plus || k == kind::mat2_mul));
     case policy::atomic:
       return has_atomic(k)
-          && (flat || a == algorithm::segmented_fixed
+          && (flat || a == algorithm::segmented_fixed || (axes && k == kind::u32_plus)
               || (a == algorithm::segmented_csr && (k == kind::u32_plus || k == kind::f32_plus)));
     default:
       return false;
@@ -500,7 +515,20 @@ struct call
   layout segments;
   std::int64_t typical;    ///< a typical segment or run length
   bool int32_offsets;      ///< CSR offsets as int32 rather than int64
-  std::uint64_t data_seed; ///< items and segment lengths
+  std::uint64_t data_seed; ///< items, segment lengths, an axis reduction's shape
+
+  bool segmented() const
+  {
+    return a >= algorithm::segmented_csr && a <= algorithm::segmented_arg_max;
+  }
+  bool over_axes() const
+  {
+    return a == algorithm::reduce_axes || a == algorithm::transform_reduce_axes;
+  }
+  bool in_pieces() const
+  {
+    return a == algorithm::reduce_partial || a == algorithm::accumulator;
+  }
 
   std::string describe() const;
 };
@@ -511,4 +539,25 @@ call draw_call(std::uint64_t seed, int thread, std::int64_t index, bool gpu, int
 
 /// CSR offsets of a call's segments over its n items (the last one is n).
 std::vector<std::int64_t> make_offsets(const call& c);
+
+/// An axis reduction's array: rank 1 to 3, extents whose product is at most the call's n, how x is
+/// laid out over its items, and the reduced axes in the order the call names them.
+struct axes_shape
+{
+  enum class view
+  {
+    right,     ///< layout_right
+    left,      ///< layout_left
+    transposed ///< layout_stride: a layout_right array read with its axes reversed
+  };
+  int rank;
+  std::int64_t extent[3];
+  view x_view;
+  int axes[3];
+  int axis_count;
+
+  std::int64_t items() const;
+  std::string describe() const;
+};
+axes_shape make_axes_shape(const call& c);
 } // namespace soak

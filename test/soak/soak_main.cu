@@ -5,7 +5,7 @@
 // graphs concurrently, leaves calls pending behind an exiting thread, feeds bad input, and
 // releases rk's cached memory.
 //
-//   rk_soak [--seconds S] [--seed N] [--threads T] [--max-log2 L] [--host-only]
+//   rk_soak [--seconds S] [--calls N] [--seed N] [--threads T] [--max-log2 L] [--host-only]
 //   RK_SOAK_SEED=N RK_SOAK_CALL=t.i rk_soak      replays one call alone and prints it
 //
 // Without a GPU (or with --host-only) it runs the host half: rk::seq and rk::host only.
@@ -31,6 +31,7 @@ namespace
 struct options
 {
   double seconds     = 60;
+  std::int64_t calls = 0; ///< stop the ordinary calls after this many (0: no limit)
   std::uint64_t seed = 0;
   int threads        = 8;
   int max_log2       = 27;
@@ -52,6 +53,14 @@ outcome run_call(const call& c, cudaStream_t stream)
   if (c.a == algorithm::reduce_by_key)
   {
     return run_by_key(c, stream);
+  }
+  if (c.over_axes())
+  {
+    return run_axes(c, stream);
+  }
+  if (c.in_pieces())
+  {
+    return run_pieces(c, stream);
   }
   return run_segmented(c, stream);
 }
@@ -75,7 +84,10 @@ void run_and_check(tally& t, const call& c, cudaStream_t stream)
   if (verbose)
   {
     std::lock_guard<std::mutex> lock(t.print);
-    std::printf("rk_soak: call %d.%lld: %s\n", c.thread, static_cast<long long>(c.index), c.describe().c_str());
+    static const auto start = std::chrono::steady_clock::now();
+    std::printf("rk_soak: %.1f s: call %d.%lld: %s\n",
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), c.thread,
+                static_cast<long long>(c.index), c.describe().c_str());
     std::fflush(stdout);
   }
   try
@@ -132,7 +144,7 @@ void ordinary_calls(const options& o, tally& t, std::vector<std::int64_t>& next_
       {
         check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
       }
-      while (clock_type::now() < until)
+      while (clock_type::now() < until && (o.calls == 0 || t.calls < o.calls))
       {
         run_and_check(t, draw_call(o.seed, th, next_index[th]++, o.gpu, max_log2(o)), stream);
       }
@@ -433,6 +445,10 @@ int main(int argc, char** argv)
     {
       o.seconds = std::atof(argv[++i]);
     }
+    else if (a == "--calls" && i + 1 < argc)
+    {
+      o.calls = std::max(0ll, std::atoll(argv[++i]));
+    }
     else if (a == "--seed" && i + 1 < argc)
     {
       o.seed = std::strtoull(argv[++i], nullptr, 10);
@@ -451,8 +467,9 @@ int main(int argc, char** argv)
     }
     else
     {
-      std::fprintf(stderr, "usage: rk_soak [--seconds S] [--seed N] [--threads T] [--max-log2 L] [--host-only]\n"
-                           "       RK_SOAK_SEED=N RK_SOAK_CALL=thread.index rk_soak   (replays one call)\n");
+      std::fprintf(stderr,
+                   "usage: rk_soak [--seconds S] [--calls N] [--seed N] [--threads T] [--max-log2 L] [--host-only]\n"
+                   "       RK_SOAK_SEED=N RK_SOAK_CALL=thread.index rk_soak   (replays one call)\n");
       return 2;
     }
   }
@@ -479,7 +496,7 @@ int main(int argc, char** argv)
   std::vector<std::int64_t> next_index(static_cast<std::size_t>(o.threads), 0);
   const auto start = clock_type::now();
   const auto end   = start + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(o.seconds));
-  for (std::int64_t round = 0; clock_type::now() < end; ++round)
+  for (std::int64_t round = 0; clock_type::now() < end && (o.calls == 0 || t.calls < o.calls); ++round)
   {
     const auto slice = std::min(end, clock_type::now() + std::chrono::seconds(20));
     if (o.gpu)

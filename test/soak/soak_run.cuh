@@ -42,6 +42,8 @@ struct outcome
 outcome run_flat(const call& c, cudaStream_t stream);
 outcome run_segmented(const call& c, cudaStream_t stream);
 outcome run_by_key(const call& c, cudaStream_t stream);
+outcome run_axes(const call& c, cudaStream_t stream);
+outcome run_pieces(const call& c, cudaStream_t stream);
 
 inline void check_cuda(cudaError_t e, const char* what)
 {
