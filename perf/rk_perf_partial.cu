@@ -113,7 +113,7 @@ void partial_rows(const char* type, int log2n, const rk_perf::timing_plan& plan,
                        {"partial at 0", [&] { rk::reduce_partial_into(device, first, first + n, 0, r, rk::plus{}); }},
                        {"partial at 12345", [&] { rk::reduce_partial_into(device, first, first + n, cut, r, rk::plus{}); }},
                        {"probe", [&] {
-        probe_kernel<<<probe_blocks(), 256, 0, stream>>>(thrust::raw_pointer_cast(v.data()) + cut,
+        probe_kernel<<<probe_blocks(), 256, 0, stream>>>(thrust::raw_pointer_cast(v.data()), // aligned: 16-byte loads
                                                                            n * static_cast<std::int64_t>(sizeof(F)),
                                                                            thrust::raw_pointer_cast(sink.data()));
       }}});

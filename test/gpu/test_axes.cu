@@ -82,6 +82,24 @@ RK_GPU_TEST_CASE("rk::reduce_axes (GPU policies): more than 2^31 uint8 items, ev
   CHECK(out[0] == rows * cols + 5);
 }
 
+// Found by the soak (issue 27): an empty x's data handle was checked as the input of the segment
+// engine, and one past the end of an allocation (or null) read as host memory.
+RK_GPU_TEST_CASE("rk::reduce_axes (GPU policies): an empty x with any data handle writes init, reading nothing")
+{
+  thrust::device_vector<float> out(4, -1.0f);
+  const cuda::std::mdspan<const float, cuda::std::dextents<std::int64_t, 2>> x(nullptr, 0, 4);
+  const cuda::std::mdspan<float, cuda::std::dextents<std::int64_t, 1>> o(thrust::raw_pointer_cast(out.data()), 4);
+  rk::reduce_axes(rk::device, x, rk::axes{0}, o, 2.5f);
+  CHECK(thrust::count(out.begin(), out.end(), 2.5f) == 4);
+  thrust::fill(out.begin(), out.end(), -1.0f);
+  rk::reduce_axes(rk::two_pass, x, rk::axes{0}, o, 1.5f);
+  CHECK(thrust::count(out.begin(), out.end(), 1.5f) == 4);
+  // The same through segmented reduce's fixed-size form: four segments of no items.
+  thrust::fill(out.begin(), out.end(), -1.0f);
+  rk::segmented_reduce(rk::device, static_cast<const float*>(nullptr), 4, 0, out.begin(), 0.5f, rk::plus{});
+  CHECK(thrust::count(out.begin(), out.end(), 0.5f) == 4);
+}
+
 RK_GPU_TEST_CASE("rk::reduce_axes (GPU policies): host memory and rk::atomic into a strided out are errors")
 {
   std::vector<float> host(12, 1.0f);

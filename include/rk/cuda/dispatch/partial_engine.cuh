@@ -95,7 +95,6 @@ public:
   /// Enqueues the launches; `scratch` holds scratch_bytes(), aligned for T.
   void enqueue(partial<T>* out, void* scratch) const
   {
-    check_device_accessible(out, "the partial's record", device_);
     T* values = static_cast<T*>(scratch);
     const piece_lanes lanes{shape_.offset, shape_.length, shape_.lane_items};
     launch_kernel(partial_ends_kernel<T, Input, Op>, 1, 1, stream_,
@@ -149,7 +148,8 @@ template <class T, gpu_backend Backend, class Provider, class InputIt, class Bin
 void enqueue_partial(const gpu_policy<Backend, Provider>& policy, InputIt first, offset_t n, offset_t offset,
                      partial<T>* out, const BinaryOp& user_op)
 {
-  const auto launch     = make_partial_launch<T>(policy, first, n, offset, user_op);
+  const auto launch = make_partial_launch<T>(policy, first, n, offset, user_op);
+  check_device_accessible(out, "the partial's record", launch.device());
   scratch_lease scratch = lease_scratch(launch.device().ordinal, policy.stream, 0, sizeof(T),
                                         launch.scratch_bytes() > 0 ? launch.scratch_bytes() : sizeof(T));
   launch.enqueue(out, scratch.partials);

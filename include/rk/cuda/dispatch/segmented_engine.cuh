@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace rk::detail
 {
@@ -128,8 +129,15 @@ void enqueue_segmented_reduce(const gpu_policy<Backend, Provider>& policy, Input
     {
       return;
     }
-    const device_facts& device    = current_device_facts();
-    auto input                    = to_device_access(first, "the input range", &device);
+    const device_facts& device = current_device_facts();
+    // Segments that hold no items read nothing: their input may be anything (one past the end of
+    // an empty array, say), so it is not checked.
+    bool reads_items = true;
+    if constexpr (std::is_same_v<Segments, fixed_segments>)
+    {
+      reads_items = host_segments.size > 0;
+    }
+    auto input                    = to_device_access(first, "the input range", reads_items ? &device : nullptr);
     auto segments                 = to_device_segments(host_segments, device);
     auto output                   = to_device_output(out, device);
     constexpr gpu_backend backend = segmented_backend_v<Backend, T, Op, OutputIt>;
