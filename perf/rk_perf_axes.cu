@@ -8,6 +8,7 @@
 
 #include "commit.hpp"
 #include "cuda_check.cuh"
+#include "probe.cuh"
 #include "trials.cuh"
 
 #include <rk/reduce.cuh>
@@ -29,45 +30,6 @@
 
 namespace
 {
-/// Reads `bytes` of `in` (16-byte vectors) and writes `out_bytes` to `out`: what any axis
-/// reduction must move, and nothing else.
-__global__ void probe_kernel(const void* in, std::int64_t bytes, unsigned* out, std::int64_t out_words)
-{
-  const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
-  const std::int64_t tid    = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
-  unsigned acc              = 0;
-  for (std::int64_t i = tid; i < bytes / 16; i += stride)
-  {
-    const uint4 x = static_cast<const uint4*>(in)[i];
-    acc ^= x.x ^ x.y ^ x.z ^ x.w;
-  }
-  for (std::int64_t s = tid; s < out_words; s += stride)
-  {
-    out[s] = acc;
-  }
-  if (out_words == 0 && acc == 0x9e3779b9u)
-  {
-    out[0] = acc;
-  }
-}
-
-int probe_blocks()
-{
-  int device = 0, sms = 0;
-  RK_PERF_CHECK(cudaGetDevice(&device));
-  RK_PERF_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return sms * 8;
-}
-
-double paired(const std::vector<rk_perf::timing>& t, int a, int b)
-{
-  std::vector<double> q;
-  for (std::size_t k = 0; k < t[a].samples_us.size(); ++k)
-  {
-    q.push_back(t[a].samples_us[k] / t[b].samples_us[k]);
-  }
-  return rk_perf::median(q);
-}
 
 struct axes_case
 {
@@ -241,10 +203,11 @@ void run_case(const axes_case& c, const rk_perf::timing_plan& plan, cudaStream_t
   }
   unsigned* s  = thrust::raw_pointer_cast(sink.data());
   const auto t = rk_perf::time_interleaved(
-    stream, plan,
-    {{"rk", rk_call},
-     {"probe", [&] { probe_kernel<<<probe_blocks(), 256, 0, stream>>>(in, items * 4, s, out_bytes / 4); }}});
-  const double ratio = paired(t, 0, 1);
+    stream, plan, {{"rk", rk_call}, {"probe", [&] {
+                                       rk_perf::probe_kernel<<<rk_perf::probe_blocks(), 256, 0, stream>>>(
+                                         in, items * 4, s, out_bytes / 4);
+                                     }}});
+  const double ratio = rk_perf::paired(t, 0, 1);
   const double bound = c.statistics ? 1.15 : 1.10;
   misses += ratio > bound;
   char line[512];

@@ -10,6 +10,7 @@
 
 #include "commit.hpp"
 #include "cuda_check.cuh"
+#include "probe.cuh"
 #include "trials.cuh"
 
 #include <rk/reduce.cuh>
@@ -31,40 +32,6 @@
 
 namespace
 {
-/// Reads `bytes` of `in` as 16-byte vectors: the least any reduction of them must move.
-__global__ void probe_kernel(const void* in, std::int64_t bytes, unsigned* out)
-{
-  const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
-  unsigned acc              = 0;
-  for (std::int64_t i = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < bytes / 16; i += stride)
-  {
-    const uint4 x = static_cast<const uint4*>(in)[i];
-    acc ^= x.x ^ x.y ^ x.z ^ x.w;
-  }
-  if (acc == 0x9e3779b9u)
-  {
-    *out = acc;
-  }
-}
-
-int probe_blocks()
-{
-  int device = 0, sms = 0;
-  RK_PERF_CHECK(cudaGetDevice(&device));
-  RK_PERF_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return sms * 8;
-}
-
-/// The median over trials of a's time over b's, trial by trial.
-double paired(const std::vector<rk_perf::timing>& t, int a, int b)
-{
-  std::vector<double> q;
-  for (std::size_t k = 0; k < t[a].samples_us.size(); ++k)
-  {
-    q.push_back(t[a].samples_us[k] / t[b].samples_us[k]);
-  }
-  return rk_perf::median(q);
-}
 
 template <class F>
 thrust::device_vector<F> spread(std::int64_t n)
@@ -113,16 +80,17 @@ void partial_rows(const char* type, int log2n, const rk_perf::timing_plan& plan,
                        {"partial at 0", [&] { rk::reduce_partial_into(device, first, first + n, 0, r, rk::plus{}); }},
                        {"partial at 12345", [&] { rk::reduce_partial_into(device, first, first + n, cut, r, rk::plus{}); }},
                        {"probe", [&] {
-        probe_kernel<<<probe_blocks(), 256, 0, stream>>>(thrust::raw_pointer_cast(v.data()), // aligned: 16-byte loads
-                                                                           n * static_cast<std::int64_t>(sizeof(F)),
-                                                                           thrust::raw_pointer_cast(sink.data()));
+        // n items' bytes from the allocation's aligned start (the probe reads 16-byte vectors).
+        rk_perf::probe_kernel<<<rk_perf::probe_blocks(), 256, 0, stream>>>(thrust::raw_pointer_cast(v.data()),
+                                                                                             n * static_cast<std::int64_t>(sizeof(F)),
+                                                                                             thrust::raw_pointer_cast(sink.data()), 0);
       }}});
-  const double at0 = paired(t, 1, 0), atcut = paired(t, 2, 0);
+  const double at0 = rk_perf::paired(t, 1, 0), atcut = rk_perf::paired(t, 2, 0);
   const bool pass = log2n < 20 || (at0 <= 1.05 && atcut <= 1.05);
   misses += !pass;
   std::printf("| %s | 2^%d | %d | %.2f | %.2f | %.2f | %.2f | %.3f | %.3f | %.2f | %s |\n", type, log2n,
               cut_piece.node_count, t[0].median_us, t[1].median_us, t[2].median_us, t[3].median_us, at0, atcut,
-              paired(t, 0, 3),
+              rk_perf::paired(t, 0, 3),
               log2n < 20 ? "(below 2^20)"
               : pass     ? "PASS"
                          : "MISS");
@@ -156,7 +124,7 @@ void accumulator_row(const char* type, const rk_perf::timing_plan& plan, cudaStr
                                                  acc.add(v.begin() + k * chunk, v.begin() + (k + 1) * chunk);
                                                }
                                              }}});
-  const double ratio = paired(t, 1, 0);
+  const double ratio = rk_perf::paired(t, 1, 0);
   misses += ratio > 1.05;
   std::printf("| %s | %.1f | %.1f | %.3f | %s |\n", type, t[0].median_us, t[1].median_us, ratio,
               ratio <= 1.05 ? "PASS" : "MISS");
