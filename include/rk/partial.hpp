@@ -43,7 +43,8 @@ namespace rk
 {
 /// The reduction of the items [offset, offset + length) of a longer sequence: rk::reduce's tree
 /// nodes that lie inside the piece, and its cut lanes. Trivially copyable, with a size fixed at
-/// compile time (at most 158 values of T and 176 bytes besides: `rk::partial<T>::max_values`), so
+/// compile time (`rk::partial<T>::max_values` = 158 values of T, 162 bytes of header and node levels, and
+/// the padding alignof(T) asks for: 800 bytes for float, 1432 for double), so
 /// it can be kept in device memory, sent with NCCL or MPI, written to a file and combined later
 /// elsewhere. Build one with rk::reduce_partial; read it with rk::combine and rk::finish.
 template <class T>
