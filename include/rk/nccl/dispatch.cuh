@@ -156,6 +156,29 @@ void reduce_shards_exactly(const nccl_policy<Backend, Provider>& policy, const n
                 "rk::nccl: combining the shard partials", records, me.ranks, init, out, op);
   scratch.close();
 }
+
+/// This rank's part of one rk::nccl reduction, enqueued on the policy's stream: `init ⊕ shard_0 ⊕ …`
+/// into `out` (device memory, or a pinned host slot) on every rank, through the exchange the local
+/// backend calls for: partials for the reproducible tree, values (valid, value records) for
+/// rk::atomic, whose shard result waits in *out for the gather.
+template <gpu_backend Backend, class Provider, class InputIt, class T, class BinaryOp>
+void reduce_shards(const nccl_policy<Backend, Provider>& policy, const nccl_rank& me, InputIt first, InputIt last,
+                   offset_t n, const T& init, T* out, const BinaryOp& user_op, const device_facts& device)
+{
+  if constexpr (nccl_exchanges_partials_v<Backend>)
+  {
+    reduce_shards_exactly(policy, me, first, n, init, out, user_op, device);
+  }
+  else
+  {
+    const auto op = gpu_operator<Backend, InputIt, T>(user_op);
+    if (n > 0)
+    {
+      reduce_range_into(policy.local, first, last, out, user_op);
+    }
+    gather_and_fold(policy.comm, policy.workspace, me, n > 0 ? out : nullptr, init, out, op, policy.stream(), device);
+  }
+}
 } // namespace detail
 
 /// `init ⊕ shard_0 ⊕ shard_1 ⊕ … ⊕ shard_{R-1}` on every rank of `policy.comm`, where shard_r is
@@ -173,7 +196,7 @@ void reduce_shards_exactly(const nccl_policy<Backend, Provider>& policy, const n
 template <gpu_backend Backend, class Provider, class InputIt, class T, class BinaryOp>
 T reduce_dispatch(const nccl_policy<Backend, Provider>& policy, InputIt first, InputIt last, T init, BinaryOp user_op)
 {
-  const auto op              = detail::gpu_operator<Backend, InputIt, T>(user_op);
+  (void) detail::gpu_operator<Backend, InputIt, T>(user_op); // the call's compile-time checks, first
   const std::int64_t n       = detail::checked_distance(first, last);
   const detail::nccl_rank me = detail::query_rank(policy.comm, "rk::reduce with rk::nccl");
   const cudaStream_t stream  = policy.stream();
@@ -181,20 +204,7 @@ T reduce_dispatch(const nccl_policy<Backend, Provider>& policy, InputIt first, I
   const detail::device_facts& device = detail::current_device_facts();
   // The shard's result and then the final one go through a pinned slot, which kernels write directly.
   const detail::pinned_slot result = detail::acquire_pinned_slot();
-  T* slot                          = static_cast<T*>(result.get());
-  if constexpr (detail::nccl_exchanges_partials_v<Backend>)
-  {
-    (void) op;
-    detail::reduce_shards_exactly(policy, me, first, n, init, slot, user_op, device);
-  }
-  else
-  {
-    if (n > 0)
-    {
-      detail::reduce_range_into(policy.local, first, last, slot, user_op);
-    }
-    detail::gather_and_fold(policy.comm, policy.workspace, me, n > 0 ? slot : nullptr, init, slot, op, stream, device);
-  }
+  detail::reduce_shards(policy, me, first, last, n, init, static_cast<T*>(result.get()), user_op, device);
   detail::throw_on_error(cudaStreamSynchronize(stream), "rk::reduce with rk::nccl: waiting for the reduction");
   detail::uninitialized<T> value;
   std::memcpy(static_cast<void*>(&value), result.get(), sizeof(T));
@@ -213,27 +223,11 @@ template <gpu_backend Backend, class Provider, class InputIt, class OutputPtr, c
 void reduce_into(const nccl_policy<Backend, Provider>& policy, InputIt first, InputIt last, OutputPtr out, T init,
                  BinaryOp user_op)
 {
-  const auto op                      = detail::gpu_operator<Backend, InputIt, T>(user_op);
+  (void) detail::gpu_operator<Backend, InputIt, T>(user_op); // the call's compile-time checks, first
   const std::int64_t n               = detail::checked_distance(first, last);
   const detail::nccl_rank me         = detail::query_rank(policy.comm, "rk::reduce_into with rk::nccl");
   const detail::device_facts& device = detail::current_device_facts();
-  T* result                          = detail::to_device_result<T>(out, device);
-  if constexpr (detail::nccl_exchanges_partials_v<Backend>)
-  {
-    (void) op;
-    detail::reduce_shards_exactly(policy, me, first, n, init, result, user_op, device);
-  }
-  else
-  {
-    // The shard's result waits in *out (ours until the stream reaches the end of this call) for
-    // the gather.
-    if (n > 0)
-    {
-      detail::reduce_range_into(policy.local, first, last, result, user_op);
-    }
-    detail::gather_and_fold(policy.comm, policy.workspace, me, n > 0 ? result : nullptr, init, result, op,
-                            policy.stream(), device);
-  }
+  detail::reduce_shards(policy, me, first, last, n, init, detail::to_device_result<T>(out, device), user_op, device);
 }
 
 template <gpu_backend Backend, class Provider, class InputIt, class OutputPtr, class T>

@@ -81,7 +81,12 @@ public:
       , shape_(shape)
       , work_(plan_partial_work<vector_agent>(shape, vector_agent::grid_cap(max_grid<nodes_kernel>(
                                                        vector_agent::tuning, vector_agent::block_threads, device))))
-  {}
+  {
+    for (int k = 0; k < work_.node_count; ++k)
+    {
+      split_nodes_ = split_nodes_ || node_tree_plan<item>(work_.node[k]).split.nodes() > 1;
+    }
+  }
 
   std::size_t scratch_bytes() const
   {
@@ -107,12 +112,7 @@ public:
     }
     launch_kernel(nodes_kernel, static_cast<unsigned>(work_.blocks), vector_agent::block_threads, stream_,
                   "rk::reduce_partial: launching the nodes' kernel", input_, work_, values, out, op_);
-    bool split_nodes = false;
-    for (int k = 0; k < work_.node_count; ++k)
-    {
-      split_nodes = split_nodes || node_tree_plan<item>(work_.node[k]).split.nodes() > 1;
-    }
-    if (split_nodes)
+    if (split_nodes_)
     {
       launch_kernel(finish_kernel, static_cast<unsigned>(work_.node_count), vector_agent::block_threads, stream_,
                     "rk::reduce_partial: launching the nodes' finish kernel", work_, values, out, op_);
@@ -126,6 +126,7 @@ private:
   const device_facts& device_;
   partial<T> shape_;
   partial_work work_;
+  bool split_nodes_ = false; ///< some node took several blocks: the finish kernel runs
 };
 
 /// The launches of rk::reduce_partial of the n items from `first`, standing at `offset`, on the
