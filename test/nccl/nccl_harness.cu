@@ -60,6 +60,7 @@ void run_all_properties(const rank_env& env, report& out, const std::string& pre
   const std::pair<const char*, property> properties[] = {
     {"sums, min and max of int32, int64, float, double", sums_and_extrema},
     {"the bits of one-GPU rk::reduce whatever the rank count (partials)", rank_count_invariance},
+    {"integer sums through the value exchange (rk::atomic local policy)", value_exchange},
     {"non-commutative operators across the rank boundary", non_commutative},
     {"a type without a default constructor", no_default_constructor},
     {"empty shards", empty_shards},

@@ -108,6 +108,7 @@ inline const layout all_layouts[] = {layout::even, layout::unequal, layout::firs
 // The properties (nccl_properties_*.cu); each makes the same collective calls on every rank.
 void sums_and_extrema(const rank_env& env, report& out);
 void rank_count_invariance(const rank_env& env, report& out);
+void value_exchange(const rank_env& env, report& out);
 void non_commutative(const rank_env& env, report& out);
 void no_default_constructor(const rank_env& env, report& out);
 void empty_shards(const rank_env& env, report& out);

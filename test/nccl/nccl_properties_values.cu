@@ -151,6 +151,36 @@ void rank_count_invariance(const rank_env& env, report& out)
                            [](std::int64_t i) { return segment{i, i + 1}; });
 }
 
+/// With an rk::atomic local policy the ranks exchange values, not partials (through the workspace's
+/// one-kernel step where the harness gives one): integer sums, exact, every layout.
+void value_exchange(const rank_env& env, report& out)
+{
+  const value_at<std::int64_t> item{run_seed()};
+  const auto policy = env.nccl(rk::atomic).on(env.stream);
+  for (const std::int64_t total : {std::int64_t{1}, std::int64_t{4099}, (std::int64_t{1} << 20) + 3})
+  {
+    for (const layout l : {layout::even, layout::unequal, layout::first_empty, layout::last_only, layout::all_empty})
+    {
+      const shard s = shard_of(l, total, env.rank, env.ranks);
+      std::vector<std::int64_t> all;
+      for (std::int64_t i = 0; i < covered(l, total, env.ranks); ++i)
+      {
+        all.push_back(item(i));
+      }
+      const std::vector<std::int64_t> mine(all.begin() + s.begin, all.begin() + s.end);
+      const thrust::device_vector<std::int64_t> input(mine.begin(), mine.end());
+      const std::int64_t want = fold(all.begin(), all.end(), std::int64_t{5}, rk::plus{});
+      const std::string at    = " (rk::atomic locally, " + where(l, total, s) + ")";
+      const std::int64_t got  = rk::reduce(policy, input.begin(), input.end(), std::int64_t{5}, rk::plus{});
+      out.expect(got == want, mismatch("rk::reduce" + at, got, want));
+      device_slot<std::int64_t> result;
+      rk::reduce_into(policy, input.begin(), input.end(), result.get(), std::int64_t{5}, rk::plus{});
+      const std::int64_t into = result.read(env.stream);
+      out.expect(into == want, mismatch("rk::reduce_into" + at, into, want));
+    }
+  }
+}
+
 void empty_shards(const rank_env& env, report& out)
 {
   // All shards empty: init comes back and op is never called (must_not_be_called traps if it is).
