@@ -436,6 +436,34 @@ scratch_lease lease_scratch(int device, cudaStream_t stream, std::size_t counter
                        entry.counter_capacity, entry.result_capacity);
 }
 
+void* take_device_buffer(int device, std::size_t bytes)
+{
+  parked_buffer reused{};
+  {
+    auto& cache = the_cache();
+    std::lock_guard<std::mutex> guard(cache.mutex);
+    reused = take_parked(cache, device, bytes);
+  }
+  if (reused.ptr != nullptr)
+  {
+    return reused.ptr;
+  }
+  relaxed_capture_mode relaxed;
+  void* buffer = nullptr;
+  if (const cudaError_t code = cudaMalloc(&buffer, bytes); code != cudaSuccess)
+  {
+    throw_allocation_error(code, bytes, "device memory for a record");
+  }
+  return buffer;
+}
+
+void park_device_buffer(int device, void* buffer, std::size_t bytes, cudaStream_t stream) noexcept
+{
+  auto& cache = the_cache();
+  std::lock_guard<std::mutex> guard(cache.mutex);
+  park(cache, device, buffer, bytes, stream);
+}
+
 void check_not_capturing(cudaStream_t stream, const char* what)
 {
   if (capture_status(stream) == cudaStreamCaptureStatusActive)

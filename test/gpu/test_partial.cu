@@ -1,6 +1,6 @@
 // Partials on the GPU policies: pieces reduced on the GPU (and, every other piece, on rk::host)
 // combine to rk::reduce's bits; records written on the device, combined there or copied back; the
-// accumulator over device chunks; a captured rk::reduce_partial_into replayed.
+// accumulator over device chunks (which refuses capture); a captured rk::reduce_partial_into replayed.
 
 #include "../support/partial_properties.hpp"
 #include "gpu_harness.cuh"
@@ -9,7 +9,10 @@
 
 #include <thrust/device_vector.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <thread>
 #include <vector>
 
 namespace
@@ -99,6 +102,11 @@ RK_GPU_TEST_CASE("partials: a captured rk::reduce_partial_into replays with the 
   rk::reduce_partial_into(rk::device.on(stream), v.begin(), v.begin() + 1001, 0, d, rk::plus{});
   rk::reduce_partial_into(rk::device.on(stream), v.begin() + 1001, v.end(), 1001, d + 1, rk::plus{});
   rk::combine_into(rk::device.on(stream), d, d + 1, d, rk::plus{});
+  {
+    // An accumulator's records live across calls: it refuses the capture and leaves it intact.
+    rk::accumulator acc(rk::device.on(stream), 0.0f, rk::plus{});
+    CHECK_THROWS_AS(acc.add(v.begin(), v.end()), rk::error);
+  }
   REQUIRE(cudaStreamEndCapture(stream, &graph) == cudaSuccess);
   REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
   const float want = rk::reduce(rk::host, host.begin(), host.end(), 0.0f, rk::plus{});
@@ -113,4 +121,50 @@ RK_GPU_TEST_CASE("partials: a captured rk::reduce_partial_into replays with the 
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
   cudaStreamDestroy(stream);
+}
+
+// Found by the GPU suite: while the records came from the default memory pool (cudaMallocAsync on
+// the legacy stream), "a thread that exits with a call pending" (test_scratch.cu), run after the
+// value-returning partials and the accumulator, hung on an H100: a thread's first CUDA call, after
+// another thread had exited with work pending, never returned.
+RK_GPU_TEST_CASE("partials: after value-returning partials, a thread that exits with a call pending leaves the next "
+                 "thread's calls running")
+{
+  const std::int64_t n          = 100003;
+  const std::vector<float> host = spread_floats(n);
+  const thrust::device_vector<float> v(host.begin(), host.end());
+  const float want = rk::reduce(rk::host, host.begin(), host.end(), 0.0f, rk::plus{});
+  for (int round = 0; round < 3; ++round)
+  {
+    const rk::partial<float> p = rk::reduce_partial(rk::device, v.begin(), v.end(), 0, rk::plus{});
+    CHECK(rk_test::same_bytes(rk::finish(p, 0.0f, rk::plus{}), want));
+    {
+      rk::accumulator acc(rk::single_pass, 0.0f, rk::plus{});
+      acc.add(v.begin(), v.begin() + 777);
+      acc.add(v.begin() + 777, v.end());
+      CHECK(rk_test::same_bytes(acc.result(), want));
+    }
+    thrust::device_vector<float> out(1, -1.0f);
+    std::atomic<int*> release{nullptr};
+    std::thread leaver([&] {
+      rk_test::stream_hold hold(cudaStreamPerThread);
+      rk::reduce_into(rk::device.on(cudaStreamPerThread), v.begin(), v.end(), out.data(), 0.0f);
+      release = hold.detach();
+    });
+    leaver.join();
+    std::atomic<bool> next_done{false};
+    float next_sum = -1.0f;
+    std::thread next([&] {
+      next_sum  = rk::reduce(rk::device.on(cudaStreamPerThread), v.begin(), v.end(), 0.0f);
+      next_done = true;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    *reinterpret_cast<volatile int*>(release.load()) = 1;
+    next.join();
+    CHECK(next_done);
+    CHECK(rk_test::same_bytes(next_sum, want));
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    cudaFreeHost(release.load());
+    CHECK(rk_test::same_bytes(static_cast<float>(out[0]), want));
+  }
 }

@@ -107,6 +107,17 @@ private:
 scratch_lease lease_scratch(int device, cudaStream_t stream, std::size_t counter_words, std::size_t result_bytes,
                             std::size_t partial_bytes);
 
+/// Device memory of at least `bytes` on the current device `device` that outlives one call's
+/// lease (rk::accumulator's records, rk::reduce_partial's): a parked buffer whose work is done, or
+/// new memory. Not the stream-ordered allocator: on an H100 (driver 580), once records had come
+/// from the default memory pool, a thread's first CUDA call after another thread exited with work
+/// pending waited forever (perf/RESULTS.md, issue 27).
+void* take_device_buffer(int device, std::size_t bytes);
+
+/// Gives back a buffer of take_device_buffer: parked behind the work enqueued so far on `stream`,
+/// and taken again (by a record or a stream's scratch) once that work is done.
+void park_device_buffer(int device, void* buffer, std::size_t bytes, cudaStream_t stream) noexcept;
+
 /// Throws rk::error if `stream` is being captured: `what` cannot be captured (it waits for the
 /// stream). Also reports a capture that has been invalidated.
 void check_not_capturing(cudaStream_t stream, const char* what);

@@ -26,17 +26,22 @@ public:
   {
     if (records_ != nullptr)
     {
-      (void) cudaFreeAsync(records_, policy_.stream);
+      park_device_buffer(device_, records_, 2 * sizeof(partial<T>), policy_.stream);
     }
   }
 
   template <class InputIt>
   void add(InputIt first, InputIt last, offset_t offset)
   {
+    refuse_capture();
     if (records_ == nullptr)
     {
-      throw_on_error(cudaMallocAsync(reinterpret_cast<void**>(&records_), 2 * sizeof(partial<T>), policy_.stream),
-                     "rk::accumulator: allocating its records");
+      device_  = current_device_facts().ordinal;
+      records_ = static_cast<partial<T>*>(take_device_buffer(device_, 2 * sizeof(partial<T>)));
+      // rk::combine copies a whole record, unused nodes included: every byte is written once here
+      // so that no kernel ever reads memory nobody wrote.
+      throw_on_error(cudaMemsetAsync(records_, 0, 2 * sizeof(partial<T>), policy_.stream),
+                     "rk::accumulator: clearing its records");
     }
     partial<T>* whole = records_;
     partial<T>* piece = records_ + 1;
@@ -65,9 +70,22 @@ public:
   }
 
 private:
+  /// The records live across calls, so they cannot be a graph's: before anything is enqueued.
+  void refuse_capture() const
+  {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    throw_on_error(cudaStreamIsCapturing(policy_.stream, &status), "rk::accumulator::add: cudaStreamIsCapturing");
+    if (status != cudaStreamCaptureStatusNone)
+    {
+      throw error("rk::accumulator::add cannot be captured in a CUDA graph: the accumulator's state lives across "
+                  "calls. Capture rk::reduce_partial_into and rk::combine_into instead");
+    }
+  }
+
   gpu_policy<Backend, Provider> policy_;
   BinaryOp op_;
   partial<T>* records_ = nullptr;
+  int device_          = 0; ///< where the records are
   bool started_        = false;
 };
 } // namespace rk::detail

@@ -16,9 +16,8 @@ partial<T> reduce_partial_dispatch(const gpu_policy<Backend, Provider>& policy, 
 {
   detail::check_partial_backend<Backend>();
   detail::check_not_capturing(policy.stream, "rk::reduce_partial");
-  partial<T>* record = nullptr;
-  detail::throw_on_error(cudaMallocAsync(reinterpret_cast<void**>(&record), sizeof(partial<T>), policy.stream),
-                         "rk::reduce_partial: allocating the record");
+  const int device = detail::current_device_facts().ordinal;
+  auto* record     = static_cast<partial<T>*>(detail::take_device_buffer(device, sizeof(partial<T>)));
   partial<T> result;
   try
   {
@@ -28,10 +27,10 @@ partial<T> reduce_partial_dispatch(const gpu_policy<Backend, Provider>& policy, 
   }
   catch (...)
   {
-    (void) cudaFreeAsync(record, policy.stream);
+    detail::park_device_buffer(device, record, sizeof(partial<T>), policy.stream);
     throw;
   }
-  detail::throw_on_error(cudaFreeAsync(record, policy.stream), "rk::reduce_partial: freeing the record");
+  detail::park_device_buffer(device, record, sizeof(partial<T>), policy.stream);
   detail::throw_on_error(cudaStreamSynchronize(policy.stream), "rk::reduce_partial: waiting for the record");
   return result;
 }
