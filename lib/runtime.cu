@@ -658,7 +658,52 @@ owner_device driver_access(std::uintptr_t address, int device)
                                                                 static_cast<std::uintptr_t>(start) + size, device};
   return {access::yes, owner};
 }
+
+/// The runtime's view of a pointer that is not device memory.
+cudaPointerAttributes host_pointer_attributes(const void* p)
+{
+  cudaPointerAttributes attributes{};
+  const cudaError_t status = cudaPointerGetAttributes(&attributes, p);
+  if (status == cudaErrorInvalidValue)
+  {
+    cudaGetLastError(); // older drivers report plain host memory this way
+    attributes.type = cudaMemoryTypeUnregistered;
+  }
+  else
+  {
+    throw_on_error(status, "rk: cudaPointerGetAttributes");
+  }
+  return attributes;
+}
+
+bool pageable(const cudaPointerAttributes& attributes)
+{
+  return attributes.type == cudaMemoryTypeUnregistered
+      || (attributes.type == cudaMemoryTypeHost && attributes.devicePointer == nullptr);
+}
 } // namespace
+
+void* allocate_pinned(std::size_t bytes, const char* what)
+{
+  relaxed_capture_mode relaxed;
+  void* p = nullptr;
+  if (const cudaError_t code = cudaHostAlloc(&p, bytes, cudaHostAllocPortable); code != cudaSuccess)
+  {
+    throw_allocation_error(code, bytes, what);
+  }
+  return p;
+}
+
+void free_pinned(void* p) noexcept
+{
+  relaxed_capture_mode relaxed;
+  ignore_error(cudaFreeHost(p));
+}
+
+bool is_pageable_host_memory(const void* p)
+{
+  return pageable(host_pointer_attributes(p));
+}
 
 void check_device_accessible(const void* p, const char* what, const device_facts& device)
 {
@@ -676,20 +721,8 @@ void check_device_accessible(const void* p, const char* what, const device_facts
                             + std::to_string(verdict.owner) + " current");
   }
   // Not device memory: ask the runtime, which also classifies pinned and registered host memory.
-  cudaPointerAttributes attributes{};
-  const cudaError_t status = cudaPointerGetAttributes(&attributes, p);
-  if (status == cudaErrorInvalidValue)
-  {
-    cudaGetLastError(); // older drivers report plain host memory this way
-    attributes.type = cudaMemoryTypeUnregistered;
-  }
-  else
-  {
-    throw_on_error(status, "rk: cudaPointerGetAttributes");
-  }
-  const bool pageable = attributes.type == cudaMemoryTypeUnregistered
-                     || (attributes.type == cudaMemoryTypeHost && attributes.devicePointer == nullptr);
-  if (pageable && !device.pageable_memory_access)
+  const cudaPointerAttributes attributes = host_pointer_attributes(p);
+  if (pageable(attributes) && !device.pageable_memory_access)
   {
     throw host_memory_error(std::string("rk: ") + what
                             + " is a pageable host pointer, which this GPU cannot read (its system has no HMM or "

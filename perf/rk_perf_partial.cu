@@ -3,10 +3,12 @@
 //  - rk::reduce_partial_into of n items at offset 0 and at an offset that cuts a lane (the most
 //    nodes: about two per level), against rk::reduce_into of the same items and a read of them;
 //  - rk::accumulator over 16 device chunks of 2^24 items against one rk::reduce_into of 2^28;
+//  - rk::accumulator over host data (32 GiB by default, in 1 GiB chunks), pageable and pinned,
+//    against cudaMemcpyAsync of the same bytes from the same memory into a device buffer;
 //  - rk::combine and rk::finish of two pieces on the host.
 // Every result is checked against rk::reduce's bits before it is timed.
 //
-//   rk_perf_partial [--quick]
+//   rk_perf_partial [--quick] [--host-gib N]
 
 #include "commit.hpp"
 #include "cuda_check.cuh"
@@ -19,13 +21,16 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/transform.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #define RK_PERF_CHECK(call) rk_perf::check((call), #call)
@@ -66,6 +71,7 @@ void partial_rows(const char* type, int log2n, const rk_perf::timing_plan& plan,
   const auto device = rk::device.on(stream);
   // Checked first: the piece at offset 0 finishes to rk::reduce's bits.
   rk::reduce_partial_into(device, first, first + n, 0, r, rk::plus{});
+  RK_PERF_CHECK(cudaStreamSynchronize(stream)); // the copy below runs on another stream
   const rk::partial<F> p = record[0];
   const F want           = rk::reduce(device, first, first + n, F(0), rk::plus{});
   if (!same_bits(rk::finish(p, F(0), rk::plus{}), want))
@@ -130,6 +136,71 @@ void accumulator_row(const char* type, const rk_perf::timing_plan& plan, cudaStr
               ratio <= 1.05 ? "PASS" : "MISS");
 }
 
+/// Host round trips of two contenders, alternated A B, B A, ...; the median of each.
+template <class A, class B>
+std::pair<double, double> alternated_seconds(int reps, A a, B b)
+{
+  std::vector<double> ta, tb;
+  const auto time = [](auto& f) {
+    const auto start = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  for (int r = 0; r < reps; ++r)
+  {
+    if (r % 2 == 0)
+    {
+      ta.push_back(time(a));
+      tb.push_back(time(b));
+    }
+    else
+    {
+      tb.push_back(time(b));
+      ta.push_back(time(a));
+    }
+  }
+  return {rk_perf::median(ta), rk_perf::median(tb)};
+}
+
+/// The accumulator over `bytes` of host floats in `memory` (pageable or pinned), 1 GiB chunks,
+/// against cudaMemcpyAsync of each chunk into one device buffer; result() and the copies' wait
+/// timed. Returns the accumulator's result.
+float host_data_row(const char* memory, const float* data, std::size_t bytes, int reps, cudaStream_t stream,
+                    int& misses)
+{
+  const std::size_t chunk_bytes = std::min<std::size_t>(bytes, std::size_t{1} << 30);
+  const std::int64_t n          = static_cast<std::int64_t>(bytes / sizeof(float));
+  const std::int64_t chunk      = static_cast<std::int64_t>(chunk_bytes / sizeof(float));
+  thrust::device_vector<float> target(static_cast<std::size_t>(chunk));
+  float result               = 0;
+  const auto [acc_s, copy_s] = alternated_seconds(
+    reps,
+    [&] {
+      rk::accumulator acc(rk::device.on(stream), 0.0f, rk::plus{});
+      for (std::int64_t at = 0; at < n; at += chunk)
+      {
+        acc.add(data + at, data + std::min(n, at + chunk));
+      }
+      result = acc.result();
+    },
+    [&] {
+      for (std::int64_t at = 0; at < n; at += chunk)
+      {
+        const std::int64_t m = std::min(n - at, chunk);
+        RK_PERF_CHECK(cudaMemcpyAsync(thrust::raw_pointer_cast(target.data()), data + at, m * sizeof(float),
+                                      cudaMemcpyHostToDevice, stream));
+      }
+      RK_PERF_CHECK(cudaStreamSynchronize(stream));
+    });
+  const double gib   = static_cast<double>(bytes) / (1u << 30);
+  const double ratio = copy_s / acc_s; // the accumulator's share of the copy's bandwidth
+  misses += ratio < 0.90;
+  std::printf("| %s | %.0f | %.1f | %.1f | %.3f | %s |\n", memory, gib, gib / acc_s, gib / copy_s, ratio,
+              ratio >= 0.90 ? "PASS" : "MISS");
+  std::fflush(stdout);
+  return result;
+}
+
 template <class F>
 void host_row(const char* type, int& misses)
 {
@@ -155,7 +226,24 @@ void host_row(const char* type, int& misses)
 
 int main(int argc, char** argv)
 {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  bool quick           = false;
+  std::size_t host_gib = 32;
+  for (int i = 1; i < argc; ++i)
+  {
+    if (std::strcmp(argv[i], "--quick") == 0)
+    {
+      quick = true;
+    }
+    else if (std::strcmp(argv[i], "--host-gib") == 0 && i + 1 < argc)
+    {
+      host_gib = static_cast<std::size_t>(std::atoll(argv[++i]));
+    }
+    else
+    {
+      std::fprintf(stderr, "usage: rk_perf_partial [--quick] [--host-gib N]\n");
+      return 2;
+    }
+  }
   cudaStream_t stream{};
   RK_PERF_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   const auto plan = rk_perf::make_timing_plan(quick, 0, 0);
@@ -184,6 +272,42 @@ int main(int argc, char** argv)
             << std::flush;
   accumulator_row<float>("float", plan, stream, misses);
   accumulator_row<double>("double", plan, stream, misses);
+  if (host_gib > 0)
+  {
+    std::cout << "\nrk::accumulator (rk::device) over " << host_gib
+              << " GiB of host floats in 1 GiB chunks against cudaMemcpyAsync of the same chunks from the same "
+                 "memory (seconds: median of alternated runs, result() and the copies' wait included). Target: "
+                 "≥ 0.90 of the copy's bandwidth.\n\n"
+              << "| memory | GiB | accumulator GiB/s | cudaMemcpyAsync GiB/s | share | target |\n"
+              << "| --- | ---: | ---: | ---: | ---: | :---: |\n"
+              << std::flush;
+    const std::size_t bytes = host_gib << 30;
+    const int reps          = quick ? 2 : 3;
+    const std::size_t items = bytes / sizeof(float);
+    const std::unique_ptr<float[]> pageable(new float[items]); // written once, below
+    for (std::size_t i = 0; i < items; ++i)
+    {
+      pageable[i] = static_cast<float>(i % 1024) * 0.001f;
+    }
+    const float from_pageable = host_data_row("pageable", pageable.get(), bytes, reps, stream, misses);
+    float* pinned             = nullptr;
+    if (cudaHostAlloc(reinterpret_cast<void**>(&pinned), bytes, cudaHostAllocDefault) != cudaSuccess)
+    {
+      cudaGetLastError();
+      std::cout << "| pinned | " << host_gib << " | not measured: cudaHostAlloc failed | | | |\n";
+    }
+    else
+    {
+      std::copy(pageable.get(), pageable.get() + items, pinned);
+      const float from_pinned = host_data_row("pinned", pinned, bytes, reps, stream, misses);
+      RK_PERF_CHECK(cudaFreeHost(pinned));
+      if (!same_bits(from_pinned, from_pageable))
+      {
+        std::fprintf(stderr, "rk_perf_partial: the accumulator's pinned and pageable results differ\n");
+        return 1;
+      }
+    }
+  }
   std::cout << "\nrk::combine then rk::finish of two pieces on the host (µs per pair). Target < 2 µs.\n\n"
             << "| type | µs | target |\n| --- | ---: | :---: |\n";
   host_row<double>("double", misses);

@@ -57,8 +57,11 @@ private:
 /// Reduces chunks added in order, of any lengths (empty ones too), as one sequence: result() has
 /// the bits of rk::reduce(policy, ...) over the concatenation of every chunk, with `init` once on
 /// the left. Every chunk's items must have the same size (they are one sequence's items). With a
-/// GPU policy the chunks are device memory and add() returns without waiting for the GPU; result()
-/// waits. Not thread-safe: one accumulator per sequence.
+/// GPU policy a chunk in device, pinned or managed memory is read in place and add() returns
+/// without waiting for the GPU; a contiguous chunk in pageable host memory (a std::vector's items,
+/// a raw pointer) is copied through rk's pinned staging buffers, a piece at a time while the GPU
+/// reduces the one before, and add() returns once it is copied (the caller may then change it).
+/// result() waits. Not thread-safe: one accumulator per sequence.
 template <class Policy, class T, class BinaryOp = plus>
 class accumulator
 {

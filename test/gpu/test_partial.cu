@@ -1,6 +1,7 @@
 // Partials on the GPU policies: pieces reduced on the GPU (and, every other piece, on rk::host)
 // combine to rk::reduce's bits; records written on the device, combined there or copied back; the
-// accumulator over device chunks (which refuses capture); a captured rk::reduce_partial_into replayed.
+// accumulator over device, pinned and pageable chunks (it refuses capture); a captured
+// rk::reduce_partial_into replayed.
 
 #include "../support/partial_properties.hpp"
 #include "gpu_harness.cuh"
@@ -9,6 +10,7 @@
 
 #include <thrust/device_vector.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -47,6 +49,43 @@ RK_GPU_TEST_CASE("partials: rk::accumulator over device chunks has rk::reduce's 
 {
   rk_test::accumulator_matches_reduce(device_harness{});
   rk_test::accumulator_matches_reduce(single_pass_harness{});
+}
+
+RK_GPU_TEST_CASE("partials: rk::accumulator over pageable and pinned host chunks has rk::reduce's bits")
+{
+  // Longer than one staging buffer (32 MiB, 2^23 floats), so a chunk takes both buffers in turn.
+  const std::int64_t n          = (std::int64_t{1} << 24) + 4097;
+  const std::vector<float> host = spread_floats(n);
+  const thrust::device_vector<float> v(host.begin(), host.end());
+  const float want          = rk::reduce(rk::device, v.begin(), v.end(), 0.25f, rk::plus{});
+  const std::int64_t cuts[] = {0, 5, 3'000'001, (std::int64_t{1} << 23) + 3, n};
+  rk::accumulator from_vector(rk::device, 0.25f, rk::plus{});
+  for (int k = 0; k < 4; ++k)
+  {
+    from_vector.add(host.begin() + cuts[k], host.begin() + cuts[k + 1]);
+  }
+  CHECK(rk_test::same_bytes(from_vector.result(), want));
+  rk::accumulator whole(rk::two_pass, 0.25f, rk::plus{});
+  whole.add(host.data(), host.data() + n);
+  CHECK(rk_test::same_bytes(whole.result(), want));
+  // Pinned, pageable and device chunks in one sequence.
+  float* pinned = nullptr;
+  REQUIRE(cudaHostAlloc(reinterpret_cast<void**>(&pinned), cuts[2] * sizeof(float), cudaHostAllocDefault)
+          == cudaSuccess);
+  std::copy(host.begin(), host.begin() + cuts[2], pinned);
+  rk::accumulator mixed(rk::single_pass, 0.25f, rk::plus{});
+  mixed.add(pinned, pinned + cuts[2]);
+  mixed.add(host.begin() + cuts[2], host.begin() + cuts[3]);
+  mixed.add(v.begin() + cuts[3], v.end());
+  CHECK(rk_test::same_bytes(mixed.result(), want));
+  cudaFreeHost(pinned);
+  // Once add() returns, the pageable chunk is the caller's again.
+  std::vector<float> reused(host.begin(), host.begin() + cuts[3]);
+  rk::accumulator changed_after(rk::device, 0.25f, rk::plus{});
+  changed_after.add(reused.begin(), reused.end());
+  std::fill(reused.begin(), reused.end(), 1e30f);
+  changed_after.add(v.begin() + cuts[3], v.end());
+  CHECK(rk_test::same_bytes(changed_after.result(), want));
 }
 
 RK_GPU_TEST_CASE("partials: a piece of more than 2^31 items through a computed iterator (rk::device)")

@@ -1,10 +1,12 @@
 // The soak's split reductions: rk::reduce_partial over 1 to 8 pieces of the call's items (empty
 // ones and ones that cut lanes and tiles among them), combined in a random grouping and finished,
-// and rk::accumulator over the same cuts; each result must have rk::host's bits over the whole.
+// and rk::accumulator over the same cuts (on GPU policies some chunks from pageable host memory,
+// which it stages); each result must have rk::host's bits over the whole.
 
 #include "soak_run.cuh"
 
 #include <algorithm>
+#include <type_traits>
 
 namespace soak
 {
@@ -37,9 +39,18 @@ void check_pieces(const call& c, cudaStream_t stream, outcome& o)
       if constexpr (A == algorithm::accumulator)
       {
         rk::accumulator acc(p, C::init(), typename C::op{});
+        rk_test::splitmix memory{c.data_seed ^ 0x4a7cull};
         for (std::size_t k = 0; k + 1 < cuts.size(); ++k)
         {
-          acc.add(first + cuts[k], first + cuts[k + 1]);
+          // About one chunk in three from pageable host memory: GPU policies stage it.
+          if (std::is_trivially_copyable_v<typename C::item> && memory.next() % 3 == 0)
+          {
+            acc.add(host.begin() + cuts[k], host.begin() + cuts[k + 1]);
+          }
+          else
+          {
+            acc.add(first + cuts[k], first + cuts[k + 1]);
+          }
         }
         got = acc.result();
       }

@@ -154,6 +154,16 @@ pinned_slot acquire_pinned_slot();
 /// first report stands until check_device_errors clears it); a device pointer, allocated once.
 unsigned long long* device_error_word(int device);
 
+/// `bytes` of pinned host memory that any device reads (rk::accumulator's staging buffers),
+/// allocated without disturbing another thread's capture; throws rk::error naming `what`.
+void* allocate_pinned(std::size_t bytes, const char* what);
+
+/// Frees memory of allocate_pinned (cudaFreeHost, which waits for the device).
+void free_pinned(void* p) noexcept;
+
+/// True if `p` is plain pageable host memory (not device, managed, pinned or registered memory).
+bool is_pageable_host_memory(const void* p);
+
 /// Throws rk::host_memory_error if the current device `device` cannot read `p`: pageable host
 /// memory on a system whose GPU does not read it, or another GPU's memory without peer access.
 void check_device_accessible(const void* p, const char* what, const device_facts& device);

@@ -234,4 +234,11 @@ inline constexpr int column_finish_batch = 8;
 
 /// Levels of the per-thread binary counter over lanes or chunk nodes (2^47 lanes).
 inline constexpr int column_fold_levels = 48;
+
+// rk::accumulator over pageable host memory (rk/cuda/dispatch/accumulator.cuh).
+
+/// Bytes of each of the accumulator's two pinned staging buffers: the host copies a chunk's next
+/// piece into one while the GPU reduces the other. Large enough that the per-piece launches and the
+/// event wait are a small part of a piece's copy (32 MiB take about 2 ms at 15 GB/s).
+inline constexpr std::size_t accumulator_staging_bytes = std::size_t{32} << 20;
 } // namespace rk::detail

@@ -1,12 +1,21 @@
 #pragma once
 // rk::accumulator for the GPU policies: the partial of what was added so far stays in device
 // memory; each chunk's partial is computed and combined into it on the policy's stream, so add()
-// never waits, and result() copies one record back.
+// of device (or pinned, or managed) memory never waits, and result() copies one record back.
+// Pageable host chunks go through pinned staging buffers (rk/cuda/dispatch/host_staging.cuh): add()
+// returns once the chunk is copied.
 
 #include <rk/accumulator.hpp>
+#include <rk/cuda/dispatch/host_staging.cuh>
 #include <rk/cuda/dispatch/partial_engine.cuh>
 #include <rk/cuda/error.cuh>
 #include <rk/cuda/policy.cuh>
+
+#include <thrust/iterator/iterator_traits.h>
+#include <thrust/type_traits/is_contiguous_iterator.h>
+
+#include <type_traits>
+#include <utility>
 
 namespace rk::detail
 {
@@ -34,6 +43,62 @@ public:
   void add(InputIt first, InputIt last, offset_t offset)
   {
     refuse_capture();
+    if constexpr (is_host_contiguous<InputIt>())
+    {
+      // Host memory of any kind: a std::vector's or thrust::host_vector's items, or a raw pointer.
+      const auto* p    = thrust::unwrap_contiguous_iterator(first);
+      const offset_t n = last - first;
+      if (n > 0 && is_pageable_host_memory(p))
+      {
+        staging_.stream_through(p, n, policy_.stream, [&](const auto* staged, offset_t m, offset_t done) {
+          add_device(staged, staged + m, offset + done);
+        });
+        return;
+      }
+      add_device(p, p + n, offset); // pinned, managed or device memory: read in place
+    }
+    else
+    {
+      add_device(first, last, offset);
+    }
+  }
+
+  T finish_with(T init) const
+  {
+    if (!started_)
+    {
+      return init;
+    }
+    check_not_capturing(policy_.stream, "rk::accumulator::result");
+    partial<T> whole;
+    throw_on_error(cudaMemcpyAsync(&whole, records_, sizeof(whole), cudaMemcpyDeviceToHost, policy_.stream),
+                   "rk::accumulator: copying the record back");
+    throw_on_error(cudaStreamSynchronize(policy_.stream), "rk::accumulator: waiting for the chunks");
+    return rk::finish(whole, std::move(init), op_);
+  }
+
+private:
+  /// Contiguous items outside thrust's device system, of a type that may be copied as bytes: host
+  /// memory, unless the pointer says otherwise.
+  template <class It>
+  static constexpr bool is_host_contiguous()
+  {
+    if constexpr (thrust::is_contiguous_iterator_v<It>)
+    {
+      using pointer = decltype(thrust::unwrap_contiguous_iterator(std::declval<It>()));
+      return !std::is_same_v<typename thrust::iterator_system<It>::type, thrust::device_system_tag>
+          && std::is_trivially_copyable_v<std::remove_pointer_t<pointer>>;
+    }
+    else
+    {
+      return false;
+    }
+  }
+
+  /// Enqueues the chunk's partial, and its combine with the partial so far, on the policy's stream.
+  template <class InputIt>
+  void add_device(InputIt first, InputIt last, offset_t offset)
+  {
     if (records_ == nullptr)
     {
       device_  = current_device_facts().ordinal;
@@ -55,21 +120,6 @@ public:
     enqueue_combine(policy_.stream, whole, piece, whole, op_);
   }
 
-  T finish_with(T init) const
-  {
-    if (!started_)
-    {
-      return init;
-    }
-    check_not_capturing(policy_.stream, "rk::accumulator::result");
-    partial<T> whole;
-    throw_on_error(cudaMemcpyAsync(&whole, records_, sizeof(whole), cudaMemcpyDeviceToHost, policy_.stream),
-                   "rk::accumulator: copying the record back");
-    throw_on_error(cudaStreamSynchronize(policy_.stream), "rk::accumulator: waiting for the chunks");
-    return rk::finish(whole, std::move(init), op_);
-  }
-
-private:
   /// The records live across calls, so they cannot be a graph's: before anything is enqueued.
   void refuse_capture() const
   {
@@ -87,5 +137,6 @@ private:
   partial<T>* records_ = nullptr;
   int device_          = 0; ///< where the records are
   bool started_        = false;
+  host_staging staging_; ///< pinned buffers, allocated by the first pageable chunk
 };
 } // namespace rk::detail
