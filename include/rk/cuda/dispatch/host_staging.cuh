@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <thread>
 #include <type_traits>
+#include <vector>
 
 namespace rk::detail
 {
@@ -53,7 +55,7 @@ public:
       buffer& b        = buffers_[next_];
       next_ ^= 1;
       throw_on_error(cudaEventSynchronize(b.read), "rk::accumulator: waiting for a staging buffer");
-      std::memcpy(b.host, first + done, static_cast<std::size_t>(m) * sizeof(V));
+      copy_in_parallel(b.host, first + done, static_cast<std::size_t>(m) * sizeof(V));
       reduce(static_cast<const V*>(b.host), m, done);
       throw_on_error(cudaEventRecord(b.read, stream), "rk::accumulator: marking a staging buffer's reads");
       done += m;
@@ -61,6 +63,47 @@ public:
   }
 
 private:
+  /// One host thread copies pageable memory into pinned memory at well under the bus's speed.
+  static void copy_in_parallel(void* to, const void* from, std::size_t bytes)
+  {
+    // A thread per MiB at most: a thread's start costs tens of microseconds.
+    const std::size_t threads = std::max<std::size_t>(
+      1, std::min<std::size_t>({static_cast<std::size_t>(accumulator_staging_copy_threads),
+                                static_cast<std::size_t>(std::thread::hardware_concurrency()), bytes >> 20}));
+    const std::size_t share = ((bytes + threads - 1) / threads + 4095) / 4096 * 4096; // whole pages
+    const auto copy_share   = [=](std::size_t t) {
+      const std::size_t begin = t * share;
+      if (begin < bytes)
+      {
+        std::memcpy(static_cast<unsigned char*>(to) + begin, static_cast<const unsigned char*>(from) + begin,
+                      std::min(share, bytes - begin));
+      }
+    };
+    std::vector<std::thread> helpers;
+    std::size_t t = 1;
+    try
+    {
+      helpers.reserve(threads);
+      for (; t < threads; ++t)
+      {
+        helpers.emplace_back(copy_share, t);
+      }
+    }
+    catch (...)
+    {
+      // No thread to spare: this one copies the shares that found none.
+    }
+    for (std::size_t rest = t; rest < threads; ++rest)
+    {
+      copy_share(rest);
+    }
+    copy_share(0);
+    for (std::thread& h : helpers)
+    {
+      h.join();
+    }
+  }
+
   struct buffer
   {
     void* host       = nullptr;
