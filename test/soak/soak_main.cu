@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -26,6 +27,67 @@
 
 namespace soak
 {
+namespace
+{
+/// The soak's device buffers, by size class (powers of two from 256 bytes), up to 8 GiB kept.
+struct buffer_cache
+{
+  static constexpr std::size_t max_kept = std::size_t{8} << 30;
+  std::mutex mutex;
+  std::multimap<std::size_t, void*> free;
+  std::size_t kept = 0;
+};
+buffer_cache& the_buffers()
+{
+  static buffer_cache* cache = new buffer_cache; // never destroyed: the process's end frees it
+  return *cache;
+}
+std::size_t size_class(std::size_t bytes)
+{
+  std::size_t c = 256;
+  while (c < bytes)
+  {
+    c *= 2;
+  }
+  return c;
+}
+} // namespace
+
+void* take_buffer(std::size_t bytes)
+{
+  const std::size_t c = size_class(bytes);
+  auto& cache         = the_buffers();
+  {
+    std::lock_guard<std::mutex> guard(cache.mutex);
+    if (const auto it = cache.free.find(c); it != cache.free.end())
+    {
+      void* p = it->second;
+      cache.free.erase(it);
+      cache.kept -= c;
+      return p;
+    }
+  }
+  void* p = nullptr;
+  check_cuda(cudaMalloc(&p, c), "cudaMalloc");
+  return p;
+}
+
+void give_back_buffer(void* p, std::size_t bytes) noexcept
+{
+  const std::size_t c = size_class(bytes);
+  auto& cache         = the_buffers();
+  {
+    std::lock_guard<std::mutex> guard(cache.mutex);
+    if (cache.kept + c <= buffer_cache::max_kept)
+    {
+      cache.free.emplace(c, p);
+      cache.kept += c;
+      return;
+    }
+  }
+  cudaFree(p);
+}
+
 namespace
 {
 struct options

@@ -54,7 +54,15 @@ inline void check_cuda(cudaError_t e, const char* what)
   }
 }
 
-/// `count` values of X in device memory, stream-ordered on `stream`, every byte set to `fill`.
+/// Device buffers for the soak's own arrays, kept for reuse instead of freed: with CUDA's
+/// stream-ordered allocator (cudaMallocAsync / cudaFreeAsync on each call's stream) the 8-thread
+/// soak stopped for good in its graph round whenever another process shared the GPU, with the
+/// library of 5518386 and of 7b0f2fe alike (perf/RESULTS.md); and cudaFree would wait for the
+/// whole device after every call. A buffer comes back only once its stream's work is done.
+void* take_buffer(std::size_t bytes);
+void give_back_buffer(void* p, std::size_t bytes) noexcept;
+
+/// `count` values of X in device memory, written on `stream`, every byte set to `fill`.
 template <class X>
 class device_array
 {
@@ -63,9 +71,12 @@ public:
       : count_(count)
       , stream_(stream)
   {
-    check_cuda(cudaMallocAsync(reinterpret_cast<void**>(&data_), (count ? count : 1) * sizeof(X), stream),
-               "cudaMallocAsync");
-    check_cuda(cudaMemsetAsync(data_, fill, (count ? count : 1) * sizeof(X), stream), "cudaMemsetAsync");
+    data_ = static_cast<X*>(take_buffer(bytes()));
+    if (const cudaError_t e = cudaMemsetAsync(data_, fill, bytes(), stream); e != cudaSuccess)
+    {
+      give_back_buffer(data_, bytes());
+      check_cuda(e, "cudaMemsetAsync");
+    }
   }
   device_array(device_array&& other) noexcept
       : data_(std::exchange(other.data_, nullptr))
@@ -76,7 +87,8 @@ public:
   {
     if (data_ != nullptr)
     {
-      cudaFreeAsync(data_, stream_);
+      cudaStreamSynchronize(stream_);
+      give_back_buffer(data_, bytes());
     }
   }
   device_array(const device_array&)            = delete;
@@ -104,6 +116,11 @@ public:
   }
 
 private:
+  std::size_t bytes() const
+  {
+    return (count_ ? count_ : 1) * sizeof(X);
+  }
+
   X* data_ = nullptr;
   std::size_t count_;
   cudaStream_t stream_;
