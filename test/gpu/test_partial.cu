@@ -88,8 +88,8 @@ RK_GPU_TEST_CASE("partials: rk::accumulator over pageable and pinned host chunks
   CHECK(rk_test::same_bytes(changed_after.result(), want));
   // Found by the soak: a piece whose bytes split into whole pages per copying thread plus a few
   // (2^21 + 1 floats: 8 MiB + 4 bytes over eight threads) lost its last item.
-  const std::int64_t m  = (std::int64_t{1} << 21) + 1;
-  const float want_m    = rk::reduce(rk::device, v.begin(), v.begin() + m, 0.25f, rk::plus{});
+  const std::int64_t m = (std::int64_t{1} << 21) + 1;
+  const float want_m   = rk::reduce(rk::device, v.begin(), v.begin() + m, 0.25f, rk::plus{});
   rk::accumulator pages(rk::device, 0.25f, rk::plus{});
   pages.add(host.begin(), host.begin() + m);
   CHECK(rk_test::same_bytes(pages.result(), want_m));
