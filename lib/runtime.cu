@@ -279,9 +279,9 @@ void* allocate_in_capture(std::size_t bytes, std::size_t counter_bytes, cudaStre
   return zero_counters(buffer, counter_bytes, stream, true);
 }
 
-/// Scratch of at least `bytes` for eager calls on `stream`: a parked buffer whose work is done, or
-/// new plain device memory.
-void* reuse_or_allocate(int device, std::size_t bytes, std::size_t counter_bytes, cudaStream_t stream)
+/// At least `bytes` of device memory on `device`: a parked buffer whose work is done, or new plain
+/// device memory (`what` names it in the error).
+void* parked_or_new(int device, std::size_t bytes, const char* what)
 {
   parked_buffer reused{};
   {
@@ -289,15 +289,23 @@ void* reuse_or_allocate(int device, std::size_t bytes, std::size_t counter_bytes
     std::lock_guard<std::mutex> guard(cache.mutex);
     reused = take_parked(cache, device, bytes);
   }
-  void* buffer = reused.ptr;
-  if (buffer == nullptr)
+  if (reused.ptr != nullptr)
   {
-    if (const cudaError_t code = cudaMalloc(&buffer, bytes); code != cudaSuccess)
-    {
-      throw_allocation_error(code, bytes, "device scratch");
-    }
+    return reused.ptr;
   }
-  return zero_counters(buffer, counter_bytes, stream, false);
+  relaxed_capture_mode relaxed;
+  void* buffer = nullptr;
+  if (const cudaError_t code = cudaMalloc(&buffer, bytes); code != cudaSuccess)
+  {
+    throw_allocation_error(code, bytes, what);
+  }
+  return buffer;
+}
+
+/// Scratch of at least `bytes` for eager calls on `stream`, its counters zeroed.
+void* reuse_or_allocate(int device, std::size_t bytes, std::size_t counter_bytes, cudaStream_t stream)
+{
+  return zero_counters(parked_or_new(device, bytes, "device scratch"), counter_bytes, stream, false);
 }
 
 cudaStreamCaptureStatus capture_status(cudaStream_t stream)
@@ -382,9 +390,7 @@ void scratch_lease::close()
   }
   else if (whose == owner::one_off)
   {
-    auto& cache = the_cache();
-    std::lock_guard<std::mutex> guard(cache.mutex);
-    park(cache, device_, base, bytes_, stream_);
+    park_device_buffer(device_, base, bytes_, stream_);
   }
 }
 
@@ -421,12 +427,8 @@ scratch_lease lease_scratch(int device, cudaStream_t stream, std::size_t counter
     relaxed_capture_mode relaxed;
     const std::size_t bytes = counter_capacity + result_capacity + partial_capacity;
     void* fresh             = reuse_or_allocate(device, bytes, counter_capacity, stream);
-    {
-      // Kernels on the stream may still use the old buffer: park it behind them.
-      auto& cache = the_cache();
-      std::lock_guard<std::mutex> guard(cache.mutex);
-      park(cache, device, entry.buffer, entry.bytes(), stream);
-    }
+    // Kernels on the stream may still use the old buffer: park it behind them.
+    park_device_buffer(device, entry.buffer, entry.bytes(), stream);
     entry.buffer           = fresh;
     entry.counter_capacity = counter_capacity;
     entry.result_capacity  = result_capacity;
@@ -438,23 +440,7 @@ scratch_lease lease_scratch(int device, cudaStream_t stream, std::size_t counter
 
 void* take_device_buffer(int device, std::size_t bytes)
 {
-  parked_buffer reused{};
-  {
-    auto& cache = the_cache();
-    std::lock_guard<std::mutex> guard(cache.mutex);
-    reused = take_parked(cache, device, bytes);
-  }
-  if (reused.ptr != nullptr)
-  {
-    return reused.ptr;
-  }
-  relaxed_capture_mode relaxed;
-  void* buffer = nullptr;
-  if (const cudaError_t code = cudaMalloc(&buffer, bytes); code != cudaSuccess)
-  {
-    throw_allocation_error(code, bytes, "device memory for a record");
-  }
-  return buffer;
+  return parked_or_new(device, bytes, "device memory for a record");
 }
 
 void park_device_buffer(int device, void* buffer, std::size_t bytes, cudaStream_t stream) noexcept
@@ -464,14 +450,18 @@ void park_device_buffer(int device, void* buffer, std::size_t bytes, cudaStream_
   park(cache, device, buffer, bytes, stream);
 }
 
-void check_not_capturing(cudaStream_t stream, const char* what)
+void check_not_capturing(cudaStream_t stream, const char* what, const char* why)
 {
   if (capture_status(stream) == cudaStreamCaptureStatusActive)
   {
-    throw error(std::string(what)
-                + " cannot be captured in a CUDA graph: it waits for its result. Capture rk::reduce_into, which "
-                  "writes the result to device memory");
+    throw error(std::string(what) + " cannot be captured in a CUDA graph: " + why);
   }
+}
+
+void check_not_capturing(cudaStream_t stream, const char* what)
+{
+  check_not_capturing(stream, what,
+                      "it waits for its result. Capture rk::reduce_into, which writes the result to device memory");
 }
 
 // --- pinned result slots -----------------------------------------------------------------------

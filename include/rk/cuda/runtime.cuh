@@ -122,6 +122,9 @@ void park_device_buffer(int device, void* buffer, std::size_t bytes, cudaStream_
 /// stream). Also reports a capture that has been invalidated.
 void check_not_capturing(cudaStream_t stream, const char* what);
 
+/// The same, for a call that cannot be captured for another reason: `why`.
+void check_not_capturing(cudaStream_t stream, const char* what, const char* why);
+
 /// max_value_bytes of pinned host memory for one value-returning call's result, back to a
 /// process-wide pool when destroyed. Kernels may write it directly (it is mapped for every GPU).
 class pinned_slot

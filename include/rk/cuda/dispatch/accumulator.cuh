@@ -10,6 +10,7 @@
 #include <rk/cuda/dispatch/partial_engine.cuh>
 #include <rk/cuda/error.cuh>
 #include <rk/cuda/policy.cuh>
+#include <rk/cuda/runtime.cuh>
 
 #include <thrust/iterator/iterator_traits.h>
 #include <thrust/type_traits/is_contiguous_iterator.h>
@@ -42,7 +43,10 @@ public:
   template <class InputIt>
   void add(InputIt first, InputIt last, offset_t offset)
   {
-    refuse_capture();
+    // The records live across calls, so they cannot be a graph's: before anything is enqueued.
+    check_not_capturing(policy_.stream, "rk::accumulator::add",
+                        "the accumulator's state lives across calls. Capture rk::reduce_partial_into and "
+                        "rk::combine_into instead");
     if constexpr (is_host_contiguous<InputIt>())
     {
       // Host memory of any kind: a std::vector's or thrust::host_vector's items, or a raw pointer.
@@ -118,18 +122,6 @@ private:
     }
     enqueue_partial<T>(policy_, first, last - first, offset, piece, op_);
     enqueue_combine(policy_.stream, whole, piece, whole, op_);
-  }
-
-  /// The records live across calls, so they cannot be a graph's: before anything is enqueued.
-  void refuse_capture() const
-  {
-    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-    throw_on_error(cudaStreamIsCapturing(policy_.stream, &status), "rk::accumulator::add: cudaStreamIsCapturing");
-    if (status != cudaStreamCaptureStatusNone)
-    {
-      throw error("rk::accumulator::add cannot be captured in a CUDA graph: the accumulator's state lives across "
-                  "calls. Capture rk::reduce_partial_into and rk::combine_into instead");
-    }
   }
 
   gpu_policy<Backend, Provider> policy_;
