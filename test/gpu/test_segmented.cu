@@ -18,6 +18,7 @@
 #include <thrust/reduce.h>
 #include <thrust/transform.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -118,6 +119,65 @@ RK_GPU_TEST_CASE("segmented_reduce: one segment equals rk::reduce, off the 16-by
 RK_GPU_TEST_CASE("segmented_reduce: the fixed-size form, and the CUB form out of order, overlapping, with gaps")
 {
   rk_test::fixed_and_cub_forms(rk::single_pass, rk::two_pass);
+}
+
+namespace
+{
+/// Fixed-size rows of `size` items from `start` items into a float array, on `policy`, against
+/// rk::host bit for bit, and the first and last rows against rk::reduce over the same items.
+template <class Policy>
+void fixed_rows_on(Policy policy, const thrust::device_vector<float>& items, const std::vector<float>& host_items,
+                   std::int64_t start, std::int64_t size)
+{
+  const std::int64_t available = static_cast<std::int64_t>(items.size()) - start;
+  const std::int64_t rows      = size == 0 ? 1000 : std::min<std::int64_t>(available / size, 20000);
+  CAPTURE(start);
+  CAPTURE(size);
+  CAPTURE(rows);
+  std::vector<float> expected(static_cast<std::size_t>(rows));
+  rk::segmented_reduce(rk::host, host_items.begin() + start, rows, size, expected.begin(), 0.25f, rk::plus{});
+  thrust::device_vector<float> out(static_cast<std::size_t>(rows));
+  rk::segmented_reduce(policy, items.begin() + start, rows, size, out.begin(), 0.25f, rk::plus{});
+  std::vector<float> got(static_cast<std::size_t>(rows));
+  thrust::copy(out.begin(), out.end(), got.begin());
+  same_bits(expected, got);
+  for (std::int64_t r : {std::int64_t{0}, rows - 1})
+  {
+    const auto row = items.begin() + start + r * size;
+    CHECK(rk_test::bits_of(got[static_cast<std::size_t>(r)])
+          == rk_test::bits_of(rk::reduce(rk::single_pass, row, row + size, 0.25f)));
+  }
+}
+} // namespace
+
+RK_GPU_TEST_CASE("segmented_reduce: the fixed-size form's every way of reading a row, rk::reduce's bits per row")
+{
+  // float: 8 items a lane, 256 a tile. Row lengths on each side of every path's bounds: empty, one
+  // lane (a thread a row), 2 to 16 lanes (lane groups of 2, 4, 8, 16), 17 lanes to 32 tiles (a
+  // warp), longer (parts of rk::reduce's block body, one or several per row, joined by the last
+  // block or by rk::two_pass's second kernel); on and off the 16-byte grid.
+  const std::int64_t n = rk_test::quick_mode() ? (1 << 20) : (1 << 23);
+  thrust::device_vector<float> items(static_cast<std::size_t>(n));
+  thrust::transform(thrust::counting_iterator<std::int64_t>(0), thrust::counting_iterator<std::int64_t>(n),
+                    items.begin(), spread_item<float>{});
+  std::vector<float> host_items(static_cast<std::size_t>(n));
+  thrust::copy(items.begin(), items.end(), host_items.begin());
+  for (std::int64_t size : {0,   1,   5,   8,   9,    16,   17,   33,   64,   65,   127,   128,   129,
+                            136, 255, 256, 257, 1000, 4095, 4096, 4097, 8192, 8193, 16384, 65536, 300007})
+  {
+    for (std::int64_t start : {0, 1})
+    {
+      fixed_rows_on(rk::single_pass, items, host_items, start, size);
+      fixed_rows_on(rk::two_pass, items, host_items, start, size);
+      fixed_rows_on(rk::device, items, host_items, start, size);
+    }
+  }
+  // Few long rows: many parts per row.
+  for (std::int64_t size : {n / 3, n - 5})
+  {
+    fixed_rows_on(rk::single_pass, items, host_items, 3, size);
+    fixed_rows_on(rk::two_pass, items, host_items, 0, size);
+  }
 }
 
 namespace

@@ -177,6 +177,27 @@ inline constexpr int long_segment_min_blocks_per_sm = 4;
 /// the listed items' read time in a model of the queue, 1.2x with these classes.
 inline constexpr int long_segment_part_classes = 8;
 
+// rk::segmented_reduce's fixed-size form (rk/cuda/agent/segment_rows.cuh). Measured on an H200
+// against a kernel that reads the items and writes the rows (float, 2^26 items).
+
+/// Threads of the short-row kernels (a thread, a group of lanes or a warp per row).
+inline constexpr int row_block_threads = 256;
+
+/// Rows of at most one lane's items a thread reduces at once, every load issued first: one row at
+/// a time, a thread waits a memory round trip per 4-32 bytes. Eight measured the same as four
+/// (2^26 one-item float rows: 205 against 209 us, 4-item rows 88.5 against 87.4).
+inline constexpr int lane_rows_in_flight = 4;
+
+/// Rows of more than this many tiles are cut into parts for rk::reduce's block body; shorter ones
+/// take a warp each, which reaches a window of 32 tiles. With 16, 4096-item float rows took
+/// 67.8 us on a warp each (1.01x the read) and 8192-item rows 71.8 us as a block each (1.07x).
+inline constexpr offset_t row_part_min_tiles = 32;
+static_assert(row_part_min_tiles <= 32, "a warp's row is one window of tiles at most");
+
+/// Tiles a long row's part gets at least: two per warp of a 256-thread block, the body's
+/// min_chunks_per_warp.
+inline constexpr offset_t row_part_min_part_tiles = 16;
+
 // rk::reduce_by_key's run pass.
 
 /// Bytes of the widest of key, value item and accumulator that a thread of the run pass takes

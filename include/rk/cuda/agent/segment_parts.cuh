@@ -1,15 +1,27 @@
 #pragma once
-// A part of a listed segment through rk::reduce's block bodies: the reproducible tree's
+// A part of a long segment through rk::reduce's block bodies: the reproducible tree's
 // (tree_reduce_part), or for rk::atomic the grid-ordered one, reading the segment as 16-byte
-// vectors or element by element as its start allows.
+// vectors or element by element as its start allows; and how the backends put a segment's parts
+// together. The long list's kernel and the fixed-size form's long rows run it.
 
 #include <rk/cuda/agent/reduce_agent.cuh>
+#include <rk/cuda/agent/tile_tree_finish.cuh>
+#include <rk/cuda/primitives/arrival.cuh>
 #include <rk/cuda/primitives/load.cuh>
+#include <rk/detail/segments.hpp>
 
 #include <type_traits>
 
 namespace rk::detail
 {
+/// How the parts of a long segment are put together: the backends' epilogues.
+enum class part_join
+{
+  last_block,    ///< single_pass: the last block to finish a part finishes the segment's tree
+  finish_kernel, ///< two_pass: a second kernel does
+  atomic         ///< atomic: every part combines its total into the seeded output
+};
+
 /// The block body for a vectorizable input's ranges that do not start on the 16-byte grid: the
 /// same input read element by element (no such ranges for other inputs).
 template <bool Vectorized, class Provider, class Input, class T>
@@ -43,6 +55,39 @@ __device__ maybe<T> reduce_segment_part(Input first, offset_t segment_first, con
   return with_segment_agent<VectorAgent, ElementAgent>(first, segment_first, [&](auto agent, auto start) {
     return decltype(agent)::reduce_part(start, plan, part, out, op);
   });
+}
+
+/// Part `part` of segment `s`'s tree (the items from `segment_first` as `plan` cuts them) and the
+/// backend's epilogue: a segment of one node is stored by its one part; of more, under
+/// part_join::last_block, by the last of its parts to arrive at `*arrivals` (which it returns
+/// to zero), and under part_join::finish_kernel by a kernel after this one.
+template <part_join Join, class VectorAgent, class ElementAgent, class Input, class T, class Out, class Init, class Op>
+__device__ __forceinline__ void reduce_tree_part(Input first, offset_t segment_first, const tree_plan& plan,
+                                                 offset_t part, const tree_outputs<T>& outputs, unsigned* arrivals,
+                                                 Out& out, offset_t s, const Init& init, Op& op)
+{
+  static_assert(Join != part_join::atomic, "rk::atomic's parts run reduce_segment_range");
+  const tile_split& split = plan.split;
+  const maybe<T> root = reduce_segment_part<VectorAgent, ElementAgent>(first, segment_first, plan, part, outputs, op);
+  if (split.nodes() == 1)
+  {
+    if (threadIdx.x == 0)
+    {
+      out[s] = apply_init(init, root.slot.value, op);
+    }
+  }
+  else if constexpr (Join == part_join::last_block)
+  {
+    // As single_pass_kernel: the last part to arrive finishes the segment's tree.
+    if (part_arrives_last(*arrivals, static_cast<unsigned>(split.parts)))
+    {
+      const T all = finish_split<VectorAgent::block_threads, T>(split, outputs, op);
+      if (threadIdx.x == 0)
+      {
+        out[s] = apply_init(init, all, op);
+      }
+    }
+  }
 }
 
 /// rk::atomic: part `part` of a listed segment's `parts` through the grid-ordered block body. The

@@ -128,7 +128,10 @@ explanation explain_segmented_dispatch(const gpu_policy<Backend, Provider>&, Inp
          ? std::string("with atomics into the output, which the first kernel seeds with init (grid-ordered tree in "
                        "each part: floating-point results of long segments may differ from run to run, integer "
                        "results are exact)")
-         : std::string("by the last block of each segment to finish; each segment gets rk::reduce's tree"));
+         : std::string("by the last block of each segment to finish; each segment gets rk::reduce's tree"))
+    + ". The fixed-size form has no list: by the row length a thread, a group of lanes or a warp takes each row, "
+      "or longer rows are cut alike into parts of rk::reduce's block body, joined by their last block (by a second "
+      "kernel on two_pass); every backend gives it rk::reduce's tree";
   // As rk::explain: integer atomics are exact, so their bits do not depend on the order.
   const bool exact = !atomic
                   || (std::is_integral_v<T> && detail::atomic_kind_v<Op, T> != detail::atomic_kind::compare_and_swap);

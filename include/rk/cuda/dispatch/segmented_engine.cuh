@@ -2,11 +2,13 @@
 // The segment engine: the launches of segmented reduce's kernels over any segment source and
 // output, and the scratch they need. rk::segmented_reduce runs it over the caller's segments,
 // rk::reduce_by_key over the long runs its run pass lists, rk::reduce_axes over its outputs' items.
+// The fixed-size form goes to the row engine (rk/cuda/dispatch/row_engine.cuh).
 
 #include <rk/cuda/agent/reduce_agent.cuh>
 #include <rk/cuda/agent/segment_parts.cuh>
 #include <rk/cuda/dispatch/backend_choice.cuh>
 #include <rk/cuda/dispatch/common.cuh>
+#include <rk/cuda/dispatch/row_engine.cuh>
 #include <rk/cuda/kernels/segmented_reduce.cuh>
 #include <rk/cuda/launch.cuh>
 #include <rk/cuda/policy.cuh>
@@ -148,12 +150,23 @@ void enqueue_segmented_reduce(const gpu_policy<Backend, Provider>& policy, Input
       // choice is made at run time anyway, falls back instead).
       check_atomic_output(output, "rk::segmented_reduce with rk::atomic");
     }
-    const segmented_launch<backend, Provider, decltype(input), decltype(segments), decltype(output), T, T, Op> launch(
-      device);
-    scratch_lease scratch = lease_scratch(device.ordinal, policy.stream, launch.counter_words, sizeof(T),
-                                          launch.scratch_bytes());
-    launch.enqueue(input, segments, output, init, op, scratch.partials, scratch.counters, policy.stream, device);
-    scratch.close();
+    if constexpr (std::is_same_v<Segments, fixed_segments>)
+    {
+      const rows_launch<backend, Provider, decltype(input), decltype(output), T, Op> launch(segments, device);
+      scratch_lease scratch = lease_scratch(device.ordinal, policy.stream, launch.counter_words(), sizeof(T),
+                                            launch.scratch_bytes());
+      launch.enqueue(input, output, init, op, scratch.partials, scratch.counters, policy.stream);
+      scratch.close();
+    }
+    else
+    {
+      const segmented_launch<backend, Provider, decltype(input), decltype(segments), decltype(output), T, T, Op> launch(
+        device);
+      scratch_lease scratch = lease_scratch(device.ordinal, policy.stream, launch.counter_words, sizeof(T),
+                                            launch.scratch_bytes());
+      launch.enqueue(input, segments, output, init, op, scratch.partials, scratch.counters, policy.stream, device);
+      scratch.close();
+    }
   }
 }
 } // namespace rk::detail

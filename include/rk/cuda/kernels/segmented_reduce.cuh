@@ -23,6 +23,7 @@
 #include <rk/cuda/agent/segment_groups.cuh>
 #include <rk/cuda/agent/segment_parts.cuh>
 #include <rk/cuda/agent/segment_planner.cuh>
+#include <rk/cuda/agent/segment_rows.cuh>
 #include <rk/cuda/agent/tile_tree_finish.cuh>
 #include <rk/cuda/primitives/arrival.cuh>
 #include <rk/cuda/primitives/atomic_combine.cuh>
@@ -30,14 +31,6 @@
 
 namespace rk::detail
 {
-/// How the parts of a listed segment are put together: the backends' epilogues of the long kernel.
-enum class part_join
-{
-  last_block,    ///< single_pass: the last block to finish a part finishes the segment's tree
-  finish_kernel, ///< two_pass: long_segments_finish_kernel does
-  atomic         ///< atomic: every part combines its total into the seeded output
-};
-
 /// The short segments (and the offers to the long list): reduce_short_segments per block.
 template <class Item, class T, bool SeedListed, class Input, class Segments, class Out, class Init, class Op>
 __global__ void __launch_bounds__(segment_block_threads)
@@ -66,8 +59,7 @@ __global__ void __launch_bounds__(VectorAgent::block_threads,
   long_segments_kernel(Input first, long_segment_list list, T* values, Out out, Init init, Op op)
 {
   static_assert(VectorAgent::block_threads == ElementAgent::block_threads, "both agents share the block");
-  constexpr int block_threads = VectorAgent::block_threads;
-  using item                  = typename VectorAgent::item;
+  using item = typename VectorAgent::item;
   __shared__ offset_t taken;
   const offset_t listed = list.listed();
   const offset_t jobs   = list.part_prefix[listed];
@@ -106,31 +98,10 @@ __global__ void __launch_bounds__(VectorAgent::block_threads,
     }
     else
     {
-      const tree_plan plan          = {n, make_tile_split(ceil_div<tile_items<item>>(n), parts)};
-      const tile_split& split       = plan.split;
-      const tree_outputs<T> outputs = list.outputs(values, place, prefix);
-      const maybe<T> root = reduce_segment_part<VectorAgent, ElementAgent>(first, list.first_item[entry], plan, part,
-                                                                           outputs, op);
-      if (split.nodes() == 1)
-      {
-        if (threadIdx.x == 0)
-        {
-          out[s] = apply_init(init, root.slot.value, op);
-        }
-      }
-      else if constexpr (Join == part_join::last_block)
-      {
-        // As single_pass_kernel; the last block of the segment finishes its tree and resets the
-        // segment's counter.
-        if (part_arrives_last(list.segment_arrivals[entry], static_cast<unsigned>(parts)))
-        {
-          const T all = finish_split<block_threads, T>(split, outputs, op);
-          if (threadIdx.x == 0)
-          {
-            out[s] = apply_init(init, all, op);
-          }
-        }
-      }
+      const tree_plan plan = {n, make_tile_split(ceil_div<tile_items<item>>(n), parts)};
+      reduce_tree_part<Join, VectorAgent, ElementAgent>(first, list.first_item[entry], plan, part,
+                                                        list.outputs(values, place, prefix),
+                                                        list.segment_arrivals + entry, out, s, init, op);
     }
     __syncthreads(); // the block body's shared memory serves the next part
   }
@@ -170,6 +141,74 @@ __global__ void __launch_bounds__(BlockThreads)
   if (threadIdx.x == 0)
   {
     list.depart(gridDim.x);
+  }
+}
+
+// The fixed-size form (rk/cuda/agent/segment_rows.cuh): one kernel per way of reading a row, the
+// host picks it from the row length.
+
+/// Rows of at most one lane's items: a thread per row.
+template <int LaneItems, class T, class Input, class Out, class Init, class Op>
+__global__ void __launch_bounds__(row_block_threads)
+  lane_rows_kernel(Input first, fixed_segments rows, Out out, Init init, Op op)
+{
+  reduce_lane_rows<row_block_threads, LaneItems, T>(first, rows, out, init, op);
+}
+
+/// Rows of 2 to 16 lanes: a group of `width` lanes per row.
+template <int LaneItems, class T, class Input, class Out, class Init, class Op>
+__global__ void __launch_bounds__(row_block_threads)
+  group_rows_kernel(Input first, fixed_segments rows, int width, Out out, Init init, Op op)
+{
+  reduce_group_rows<row_block_threads, LaneItems, T>(first, rows, width, out, init, op);
+}
+
+/// Rows of more than 16 lanes and at most row_part_min_tiles tiles: a warp per row.
+template <int LaneItems, class T, class Input, class Out, class Init, class Op>
+__global__ void __launch_bounds__(row_block_threads)
+  window_rows_kernel(Input first, fixed_segments rows, Out out, Init init, Op op)
+{
+  reduce_window_rows<row_block_threads, LaneItems, T>(first, rows, out, init, op);
+}
+
+/// Longer rows: block b takes part b % parts of row b / parts (and every gridDim.x-th job after
+/// it), through the long list's part body; where a row's tree has more than one node, `arrivals`
+/// holds a zeroed word per row and `values` their node values and pieces.
+template <class VectorAgent, class ElementAgent, part_join Join, class T, class Input, class Out, class Init, class Op>
+__global__ void __launch_bounds__(VectorAgent::block_threads,
+                                  long_segment_min_blocks_per_sm* VectorAgent::block_threads <= 2048
+                                    ? long_segment_min_blocks_per_sm
+                                    : 2048 / VectorAgent::block_threads)
+  long_rows_kernel(Input first, row_parts rows, unsigned* arrivals, T* values, Out out, Init init, Op op)
+{
+  static_assert(VectorAgent::block_threads == ElementAgent::block_threads, "both agents share the block");
+  const tree_plan plan = {rows.items, rows.split};
+  for (offset_t job = blockIdx.x; job < rows.jobs(); job += gridDim.x)
+  {
+    const offset_t r    = job / rows.parts;
+    const offset_t part = job - r * rows.parts;
+    T* const row_values = values + r * rows.values_per_row();
+    reduce_tree_part<Join, VectorAgent, ElementAgent>(first, r * rows.items, plan, part,
+                                                      tree_outputs<T>{row_values, row_values + rows.split.nodes()},
+                                                      arrivals + (rows.joined() ? r : 0), out, r, init, op);
+    __syncthreads(); // the block body's shared memory serves the next job
+  }
+}
+
+/// two_pass: finishes every long row of more than one node (rows.joined()), a block per row.
+template <int BlockThreads, class T, class Out, class Init, class Op>
+__global__ void __launch_bounds__(BlockThreads)
+  long_rows_finish_kernel(row_parts rows, T* values, Out out, Init init, Op op)
+{
+  for (offset_t r = blockIdx.x; r < rows.rows; r += gridDim.x)
+  {
+    T* const row_values = values + r * rows.values_per_row();
+    const T all         = finish_split<BlockThreads, T>(rows.split, {row_values, row_values + rows.split.nodes()}, op);
+    if (threadIdx.x == 0)
+    {
+      out[r] = apply_init(init, all, op);
+    }
+    __syncthreads();
   }
 }
 } // namespace rk::detail

@@ -7,6 +7,7 @@
 #include <rk/cuda/primitives/warp_reduce.cuh>
 #include <rk/detail/tree.hpp>
 
+#include <cstdint>
 #include <type_traits>
 
 namespace rk::detail
@@ -15,11 +16,37 @@ namespace rk::detail
 inline constexpr int window_level = 5;
 static_assert(warp_threads == 1 << window_level);
 
-/// A full lane's items, loaded before any is combined.
+/// A full lane's items, loaded before any is combined: as 16-byte vectors where they lie on the
+/// 16-byte grid in plain memory (a tile's lanes start 32 bytes apart, so a segment or row that
+/// starts on the grid keeps every lane on it), item by item otherwise.
 template <int LaneItems, class It>
 __device__ __forceinline__ void load_lane(const It& first, offset_t begin,
                                           std::remove_cv_t<iterator_item_t<It>> (&v)[LaneItems])
 {
+  using item = std::remove_cv_t<iterator_item_t<It>>;
+  if constexpr (std::is_pointer_v<It> && is_vector_item_v<item> && (LaneItems * sizeof(item)) % vector_bytes == 0)
+  {
+    constexpr int per_vector = vector_bytes / static_cast<int>(sizeof(item));
+    struct alignas(vector_bytes) vector
+    {
+      item part[per_vector];
+    };
+    const item* p = first + begin;
+    if (reinterpret_cast<std::uintptr_t>(p) % vector_bytes == 0)
+    {
+#pragma unroll
+      for (int k = 0; k < LaneItems / per_vector; ++k)
+      {
+        const vector w = reinterpret_cast<const vector*>(p)[k];
+#pragma unroll
+        for (int i = 0; i < per_vector; ++i)
+        {
+          v[k * per_vector + i] = w.part[i];
+        }
+      }
+      return;
+    }
+  }
 #pragma unroll
   for (int i = 0; i < LaneItems; ++i)
   {

@@ -1,0 +1,174 @@
+#pragma once
+// The fixed-size form's block bodies: rows of one length, so how each row is read follows from
+// that length alone, with no list, no plan and no offsets. Every row gets rk::reduce's tree
+// counted from its own first item (rk/detail/tree.hpp), as every segment does:
+//  - rows of at most one lane's items: a thread per row, several rows in flight;
+//  - rows of up to half a tile: a group of 2, 4, 8 or 16 lanes per row, several rows per warp;
+//  - rows of up to row_part_min_tiles tiles: a warp per row, tile by tile (window_node);
+//  - longer rows: rk::reduce's block body over a row's parts, every row cut alike
+//    (rk/cuda/agent/segment_parts.cuh), the parts put together as a long segment's are.
+
+#include <rk/cuda/agent/segment_groups.cuh>
+#include <rk/cuda/primitives/lane_fold.cuh>
+#include <rk/cuda/tuning.cuh>
+#include <rk/detail/segments.hpp>
+#include <rk/detail/tree.hpp>
+
+#include <algorithm>
+#include <type_traits>
+
+namespace rk::detail
+{
+/// How the long rows of a fixed-size call are cut: `parts` blocks per row, each a part of the
+/// same tile split. Where a row's tree has more than one node at the split's level (more than one
+/// part, or a row of more than 2^max_node_level tiles), its parts are joined: an arrival word per
+/// row, and the row's node values and pieces at values_per_row() apart in the call's scratch;
+/// otherwise its one block keeps its nodes.
+struct row_parts
+{
+  offset_t rows;
+  offset_t items; ///< per row
+  offset_t parts; ///< per row
+  tile_split split;
+
+  RK_HOST_DEVICE constexpr offset_t jobs() const
+  {
+    return rows * parts;
+  }
+  RK_HOST_DEVICE constexpr bool joined() const
+  {
+    return split.nodes() > 1;
+  }
+  RK_HOST_DEVICE constexpr offset_t values_per_row() const
+  {
+    return joined() ? split.nodes() + piece_slots(parts) : 0;
+  }
+};
+
+/// `blocks` blocks of `block_threads` threads share the long rows: a block per row where there
+/// are enough rows, else each row cut into as many parts as keep one wave busy, but none under
+/// `min_part_tiles` tiles.
+template <class Item>
+row_parts make_row_parts(offset_t rows, offset_t items, offset_t blocks, offset_t min_part_tiles)
+{
+  const offset_t tiles = ceil_div(items, offset_t{tile_items<Item>});
+  offset_t parts       = rows >= blocks ? 1 : blocks / rows;
+  parts                = std::min({parts, ceil_div(tiles, min_part_tiles), max_tree_parts});
+  parts                = parts < 1 ? 1 : parts;
+  return {rows, items, parts, make_tile_split(tiles, parts)};
+}
+
+/// Rows of `size` <= LaneItems items (0 included: every row gets init): a thread per row,
+/// lane_rows_in_flight rows per thread. Where all of a thread's rows exist, every one of their
+/// loads is issued before the first combine, without a branch between them (a branch per row kept
+/// one row's loads in flight: 2^26 one-item float rows took 205 us, 1.3x a read of the items and
+/// a write of the rows, with four or with eight rows per thread).
+template <int BlockThreads, int LaneItems, class T, class Input, class Out, class Init, class Op>
+__device__ __forceinline__ void reduce_lane_rows(const Input& first, const fixed_segments& rows, Out& out,
+                                                 const Init& init, Op& op)
+{
+  constexpr int in_flight = lane_rows_in_flight;
+  using item              = std::remove_cv_t<iterator_item_t<Input>>;
+  const int n             = static_cast<int>(rows.size);
+  const offset_t step     = offset_t{gridDim.x} * BlockThreads * in_flight;
+  for (offset_t base = offset_t{blockIdx.x} * BlockThreads * in_flight + threadIdx.x; base < rows.count; base += step)
+  {
+    if constexpr (std::is_trivially_default_constructible_v<item>)
+    {
+      if (n > 0 && base + offset_t{in_flight - 1} * BlockThreads < rows.count)
+      {
+        item v[in_flight][LaneItems];
+#pragma unroll
+        for (int k = 0; k < in_flight; ++k)
+        {
+#pragma unroll
+          for (int j = 0; j < LaneItems; ++j)
+          {
+            if (j < n)
+            {
+              v[k][j] = read_item(first, (base + offset_t{k} * BlockThreads) * n + j);
+            }
+          }
+        }
+#pragma unroll
+        for (int k = 0; k < in_flight; ++k)
+        {
+          T acc(v[k][0]);
+#pragma unroll
+          for (int j = 1; j < LaneItems; ++j)
+          {
+            if (j < n)
+            {
+              acc = op(acc, static_cast<T>(v[k][j]));
+            }
+          }
+          out[base + offset_t{k} * BlockThreads] = apply_init(init, acc, op);
+        }
+        continue;
+      }
+    }
+    uninitialized<T> value[in_flight];
+#pragma unroll
+    for (int k = 0; k < in_flight; ++k)
+    {
+      const offset_t r = base + offset_t{k} * BlockThreads;
+      if (r < rows.count)
+      {
+        value[k].emplace(n > 0 ? apply_init(init, fold_items<LaneItems, true, T>(first, r * n, n, op), op) : init);
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < in_flight; ++k)
+    {
+      const offset_t r = base + offset_t{k} * BlockThreads;
+      if (r < rows.count)
+      {
+        out[r] = value[k].value;
+      }
+    }
+  }
+}
+
+/// Rows of 2 to 16 lanes: a group of `width` lanes per row (a power of two, at least the row's
+/// lanes), warp_threads / width rows per warp at a time. A tile at most: tile_value's tree.
+template <int BlockThreads, int LaneItems, class T, class Input, class Out, class Init, class Op>
+__device__ __forceinline__ void reduce_group_rows(const Input& first, const fixed_segments& rows, int width, Out& out,
+                                                  const Init& init, Op& op)
+{
+  const int lane             = static_cast<int>(threadIdx.x) % warp_threads;
+  const int rel              = lane & (width - 1);
+  const offset_t per_warp    = warp_threads / width;
+  const offset_t warp        = (offset_t{blockIdx.x} * BlockThreads + threadIdx.x) / warp_threads;
+  const offset_t warps       = offset_t{gridDim.x} * (BlockThreads / warp_threads);
+  const offset_t lane_offset = lane / width;
+  // The whole warp loops while any of its groups has a row: tile_value's shuffles need every lane.
+  for (offset_t base = warp * per_warp; base < rows.count; base += warps * per_warp)
+  {
+    const offset_t r = base + lane_offset;
+    const bool has   = r < rows.count;
+    const T v        = tile_value<LaneItems, T>(first, has ? r * rows.size : 0, has ? rows.size : 0, op, rel);
+    if (has && rel == 0)
+    {
+      out[r] = apply_init(init, v, op);
+    }
+  }
+}
+
+/// Rows of more than 16 lanes and at most a window of tiles: a warp per row (window_node).
+template <int BlockThreads, int LaneItems, class T, class Input, class Out, class Init, class Op>
+__device__ __forceinline__ void reduce_window_rows(const Input& first, const fixed_segments& rows, Out& out,
+                                                   const Init& init, Op& op)
+{
+  const int lane       = static_cast<int>(threadIdx.x) % warp_threads;
+  const offset_t warp  = (offset_t{blockIdx.x} * BlockThreads + threadIdx.x) / warp_threads;
+  const offset_t warps = offset_t{gridDim.x} * (BlockThreads / warp_threads);
+  for (offset_t r = warp; r < rows.count; r += warps)
+  {
+    const T v = window_node<LaneItems, T>(first, r * rows.size, rows.size, 0, op, lane);
+    if (lane == 0)
+    {
+      out[r] = apply_init(init, v, op);
+    }
+  }
+}
+} // namespace rk::detail

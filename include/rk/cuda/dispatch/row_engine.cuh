@@ -1,0 +1,147 @@
+#pragma once
+// The fixed-size form's launches (rk/cuda/agent/segment_rows.cuh). The host knows every row's
+// length, so it picks the kernel that reads rows of that length and cuts long rows into parts
+// itself: nothing is listed or planned on the device, and no offsets are read. rk::segmented_reduce's
+// fixed-size form and rk::reduce_axes's outputs run it.
+
+#include <rk/cuda/agent/reduce_agent.cuh>
+#include <rk/cuda/agent/segment_parts.cuh>
+#include <rk/cuda/agent/segment_rows.cuh>
+#include <rk/cuda/dispatch/common.cuh>
+#include <rk/cuda/kernels/segmented_reduce.cuh>
+#include <rk/cuda/launch.cuh>
+#include <rk/cuda/policy.cuh>
+#include <rk/cuda/runtime.cuh>
+#include <rk/detail/integer.hpp>
+#include <rk/detail/segments.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+namespace rk::detail
+{
+/// One fixed-size segmented reduction's launch and the scratch it needs. Every backend runs the
+/// reproducible tree here: a row's one block, group or warp needs no join, and a long row's parts
+/// are joined by their last block (rk::atomic's hardware atomics would buy it nothing), or under
+/// rk::two_pass by a second kernel.
+template <gpu_backend Backend, class Provider, class Input, class Output, class T, class Op>
+class rows_launch
+{
+public:
+  using item                      = tree_item_t<Input>;
+  static constexpr int lane_items = tile_lane_items<item>;
+  static constexpr part_join join = Backend == gpu_backend::two_pass ? part_join::finish_kernel : part_join::last_block;
+  using provider                  = with_tree_shape<Provider, tree_shape::pairwise_tiles>;
+  using vector_agent              = reduce_agent<provider, Input, T>;
+  using element_agent             = typename element_agent_of<vector_agent::vectorized, provider, Input, T>::type;
+  static constexpr auto lane_kernel   = lane_rows_kernel<lane_items, T, Input, Output, T, Op>;
+  static constexpr auto group_kernel  = group_rows_kernel<lane_items, T, Input, Output, T, Op>;
+  static constexpr auto window_kernel = window_rows_kernel<lane_items, T, Input, Output, T, Op>;
+  static constexpr auto long_kernel   = long_rows_kernel<vector_agent, element_agent, join, T, Input, Output, T, Op>;
+  static constexpr int long_threads   = vector_agent::block_threads;
+
+  rows_launch(const fixed_segments& rows, const device_facts& device)
+      : rows_(rows)
+  {
+    const offset_t lanes = ceil_div(rows.size, offset_t{lane_items});
+    const offset_t tiles = ceil_div(rows.size, offset_t{tile_items<item>});
+    if (lanes <= 1)
+    {
+      path_ = path::lane;
+      grid_ = short_grid<lane_kernel>(ceil_div(rows.count, offset_t{row_block_threads} * lane_rows_in_flight), device);
+    }
+    else if (lanes <= 16)
+    {
+      path_  = path::group;
+      width_ = lanes <= 2 ? 2 : lanes <= 4 ? 4 : lanes <= 8 ? 8 : 16;
+      grid_  = short_grid<group_kernel>(ceil_div(rows.count, offset_t{row_block_threads / width_}), device);
+    }
+    else if (tiles <= row_part_min_tiles)
+    {
+      path_ = path::window;
+      grid_ = short_grid<window_kernel>(ceil_div(rows.count, offset_t{row_block_threads / warp_threads}), device);
+    }
+    else
+    {
+      path_                 = path::parts;
+      const offset_t blocks = max_grid<long_kernel>(vector_agent::tuning, long_threads, device);
+      long_rows_            = make_row_parts<item>(rows.count, rows.size, blocks, row_part_min_part_tiles);
+      grid_                 = std::min(long_rows_.jobs(), blocks);
+    }
+  }
+
+  std::size_t counter_words() const
+  {
+    return path_ == path::parts && long_rows_.joined() ? static_cast<std::size_t>(rows_.count) : 0;
+  }
+  std::size_t scratch_bytes() const
+  {
+    return path_ == path::parts ? static_cast<std::size_t>(long_rows_.values_per_row() * rows_.count) * sizeof(T) : 0;
+  }
+
+  /// Enqueues the launches on `stream`, with scratch_bytes() of device memory at `scratch` and
+  /// counter_words() zeroed words at `counters`.
+  void enqueue(Input input, Output output, T init, const Op& op, void* scratch, unsigned* counters,
+               cudaStream_t stream) const
+  {
+    const auto grid = static_cast<unsigned>(grid_);
+    switch (path_)
+    {
+      case path::lane:
+        launch_kernel(lane_kernel, grid, row_block_threads, stream,
+                      "rk::segmented_reduce: launching the one-lane row kernel", input, rows_, output, init, op);
+        break;
+      case path::group:
+        launch_kernel(group_kernel, grid, row_block_threads, stream,
+                      "rk::segmented_reduce: launching the lane-group row kernel", input, rows_, width_, output, init,
+                      op);
+        break;
+      case path::window:
+        launch_kernel(window_kernel, grid, row_block_threads, stream,
+                      "rk::segmented_reduce: launching the warp row kernel", input, rows_, output, init, op);
+        break;
+      case path::parts: {
+        T* values = static_cast<T*>(scratch);
+        launch_kernel(long_kernel, grid, long_threads, stream, "rk::segmented_reduce: launching the long-row kernel",
+                      input, long_rows_, counters, values, output, init, op);
+        if constexpr (join == part_join::finish_kernel)
+        {
+          if (long_rows_.joined())
+          {
+            launch_kernel(long_rows_finish_kernel<long_threads, T, Output, T, Op>,
+                          static_cast<unsigned>(std::min(rows_.count, grid_)), long_threads, stream,
+                          "rk::segmented_reduce: launching the long-row finish kernel", long_rows_, values, output,
+                          init, op);
+          }
+        }
+        break;
+      }
+    }
+  }
+
+private:
+  enum class path
+  {
+    lane,
+    group,
+    window,
+    parts
+  };
+
+  /// A short-row kernel's grid: the blocks its rows need, at most one wave (each block loops).
+  template <auto Kernel>
+  static offset_t short_grid(offset_t needed, const device_facts& device)
+  {
+    const offset_t wave = offset_t{resident_blocks_per_sm<Kernel>(row_block_threads, device.ordinal)}
+                        * device.multiprocessors;
+    return std::max<offset_t>(1, std::min(needed, wave));
+  }
+
+  fixed_segments rows_;
+  path path_  = path::lane;
+  int width_  = 0;
+  offset_t grid_ = 1;
+  row_parts long_rows_{};
+};
+} // namespace rk::detail
