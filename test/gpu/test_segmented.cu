@@ -180,6 +180,48 @@ RK_GPU_TEST_CASE("segmented_reduce: the fixed-size form's every way of reading a
   }
 }
 
+RK_GPU_TEST_CASE("segmented_reduce: runs of segments of up to two lanes, a thread each, rk::host's bits")
+{
+  // Lengths 0 to 16 (float: one or two lanes) and 0 to 8 (double), over runs long enough for the
+  // short-segment kernel's four-batch step, then one longer segment that ends the runs.
+  const auto on = [](auto item, int max_length) {
+    using T = decltype(item);
+    std::vector<std::int64_t> offsets{0};
+    for (int s = 0; s < 300000; ++s)
+    {
+      offsets.push_back(offsets.back() + (s * 7 + s / 5) % (max_length + 1));
+    }
+    offsets.push_back(offsets.back() + 5000);
+    const std::int64_t n = offsets.back();
+    thrust::device_vector<T> items(static_cast<std::size_t>(n));
+    thrust::transform(thrust::counting_iterator<std::int64_t>(0), thrust::counting_iterator<std::int64_t>(n),
+                      items.begin(), spread_item<T>{});
+    std::vector<T> host_items(static_cast<std::size_t>(n));
+    thrust::copy(items.begin(), items.end(), host_items.begin());
+    std::vector<T> expected(offsets.size() - 1);
+    rk::segmented_reduce(rk::host, host_items.begin(), offsets.begin(), offsets.end(), expected.begin(), T(2));
+    const thrust::device_vector<std::int64_t> d_offsets(offsets.begin(), offsets.end());
+    for (int backend = 0; backend < 2; ++backend)
+    {
+      CAPTURE(backend);
+      thrust::device_vector<T> out(expected.size());
+      if (backend == 0)
+      {
+        rk::segmented_reduce(rk::single_pass, items.begin(), d_offsets.begin(), d_offsets.end(), out.begin(), T(2));
+      }
+      else
+      {
+        rk::segmented_reduce(rk::two_pass, items.begin(), d_offsets.begin(), d_offsets.end(), out.begin(), T(2));
+      }
+      std::vector<T> got(expected.size());
+      thrust::copy(out.begin(), out.end(), got.begin());
+      same_bits(expected, got);
+    }
+  };
+  on(0.0f, 16);
+  on(0.0, 8);
+}
+
 namespace
 {
 struct is_expected_segment

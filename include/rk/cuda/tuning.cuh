@@ -156,10 +156,12 @@ inline constexpr int tiny_batches = 4;
 /// short path.
 inline constexpr int window_tiles_in_flight = 2;
 
-/// Segments longer than this many tiles go on the long list (16 tiles: 4096 int32, 2048 doubles;
-/// below that a warp streams a segment in a few round trips). At 32, 4096-item doubles left the
-/// list and took 310 instead of 249 us at 2^26 (H100).
-inline constexpr offset_t long_segment_min_tiles = 16;
+/// Segments longer than this many tiles go on the long list (32 tiles: 8192 int32, 4096 doubles, a
+/// window; a warp streams a shorter segment with 16-byte loads). With 16, 8192 floats a segment
+/// took 173 us at 2^26 (8192 of them fill the list, and its one-block plan is the critical path)
+/// against 80.6 with 32, and 4096 doubles 262 against 137 (H200); before the warps' 16-byte
+/// loads, 32 had been slower for those doubles (310 against 249 us, H100).
+inline constexpr offset_t long_segment_min_tiles = 32;
 
 /// Segments on the long list at most; the scratch holds their parts' nodes and pieces and an
 /// arrival word for each. A segment that finds the list full goes to a warp, slow for millions of

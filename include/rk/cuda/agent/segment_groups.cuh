@@ -28,6 +28,20 @@ __device__ __forceinline__ T empty_segment_value(no_segment_init)
   return uninitialized<T>{}.value;
 }
 
+/// The tree over at most two lanes' items (1 <= count <= 2 * LaneItems) from `first + begin`, by
+/// one thread: one lane's fold, or the two lanes' folds combined, as a tile's first step combines
+/// lanes 0 and 1.
+template <int LaneItems, class T, class Input, class Op>
+__device__ __forceinline__ T two_lane_tree(const Input& first, offset_t begin, int count, Op& op)
+{
+  if (count <= LaneItems)
+  {
+    return lane_fold<LaneItems, T>(first, begin, count, op);
+  }
+  const T left = lane_fold<LaneItems, T>(first, begin, LaneItems, op);
+  return op(left, lane_fold<LaneItems, T>(first, begin + LaneItems, count - LaneItems, op));
+}
+
 /// Records the first bad segment in the device's error word (rk::check_device_errors).
 __device__ inline void report_bad_segment(unsigned long long* error_word, offset_t s)
 {
@@ -192,9 +206,11 @@ __device__ __forceinline__ void reduce_short_segments(const Input& first, const 
   const offset_t begin = count * blockIdx.x / gridDim.x, end = count * (blockIdx.x + 1) / gridDim.x;
   for (offset_t batch = begin; batch < end;)
   {
-    // A run of tiny_batches batches whose segments all fit one lane (1-8 int32 items, say) is
-    // reduced in one step, each thread with tiny_batches segments in flight: a batch at a time,
-    // this path waits on a round trip per segment and is latency-bound.
+    // A run of tiny_batches batches whose segments all fit two lanes (1-16 int32 items, 1-8
+    // doubles) is reduced in one step, each thread with tiny_batches segments in flight: a batch
+    // at a time, this path waits on a round trip per segment and is latency-bound (8-item double
+    // segments, two lanes, took 373 us at 2^26 on lane groups against 146 for the fixed-size form's
+    // threads, H200).
     if (end - batch >= offset_t{tiny_batches} * block_threads)
     {
       offset_t b[tiny_batches], n[tiny_batches];
@@ -205,7 +221,7 @@ __device__ __forceinline__ void reduce_short_segments(const Input& first, const 
         const offset_t s = batch + k * block_threads + threadIdx.x;
         b[k]             = segments.begin(s);
         n[k]             = segments.end(s) - b[k];
-        tiny             = tiny && n[k] >= 0 && n[k] <= lane_items;
+        tiny             = tiny && n[k] >= 0 && n[k] <= 2 * lane_items;
       }
       if (__syncthreads_and(tiny))
       {
@@ -215,7 +231,8 @@ __device__ __forceinline__ void reduce_short_segments(const Input& first, const 
         {
           if (n[k] > 0)
           {
-            value[k].emplace(apply_init(init, lane_fold<lane_items, T>(first, b[k], static_cast<int>(n[k]), op), op));
+            value[k].emplace(
+              apply_init(init, two_lane_tree<lane_items, T>(first, b[k], static_cast<int>(n[k]), op), op));
           }
         }
 #pragma unroll

@@ -139,8 +139,8 @@ private:
   }
 
   fixed_segments rows_;
-  path path_  = path::lane;
-  int width_  = 0;
+  path path_     = path::lane;
+  int width_     = 0;
   offset_t grid_ = 1;
   row_parts long_rows_{};
 };
