@@ -180,10 +180,11 @@ RK_GPU_TEST_CASE("segmented_reduce: the fixed-size form's every way of reading a
   }
 }
 
-RK_GPU_TEST_CASE("segmented_reduce: runs of segments of up to two lanes, a thread each, rk::host's bits")
+RK_GPU_TEST_CASE("segmented_reduce: runs of segments of up to two lanes, rk::host's bits")
 {
-  // Lengths 0 to 16 (float: one or two lanes) and 0 to 8 (double), over runs long enough for the
-  // short-segment kernel's four-batch step, then one longer segment that ends the runs.
+  // Lengths 0 to 8 doubles (one or two lanes: the short-segment kernel's four-batch step, a thread
+  // a segment) and 0 to 16 floats (one lane there, two on lane groups), then one longer segment
+  // that ends the runs.
   const auto on = [](auto item, int max_length) {
     using T = decltype(item);
     std::vector<std::int64_t> offsets{0};

@@ -150,6 +150,14 @@ inline constexpr int segment_block_threads = 256;
 /// this many segments in flight: a batch at a time, that path waits on a round trip per segment.
 inline constexpr int tiny_batches = 4;
 
+/// Lanes a segment may span and still take the one-thread step above: two for items of 8 bytes or
+/// more (8-item double segments took 373 us at 2^26 on lane groups, 183 us on threads, H200), one
+/// for smaller items, whose two-lane step cost some instantiations 10-17 % on 1- to 4-item
+/// segments (int32 all-1 349.5 -> 409.6 us, CUB-form float all-1 368.7 -> 411.1) while their
+/// 9- to 16-item segments run well on lane groups.
+template <class Item>
+inline constexpr int tiny_segment_lanes = tile_lane_items<Item> <= 4 ? 2 : 1;
+
 /// Full tiles whose loads a warp issues together (window_node). One at a time, the power law's
 /// short-segment kernel took 55 us at 2^26 int32 for 11 % of the items, 45 us with two (H100, ncu);
 /// four gave the kernel 80 registers, three blocks per SM instead of four, and was slower on every

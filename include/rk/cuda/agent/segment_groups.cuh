@@ -200,17 +200,16 @@ __device__ __forceinline__ void reduce_short_segments(const Input& first, const 
 {
   constexpr int block_threads = segment_block_threads;
   constexpr int lane_items    = tile_lane_items<Item>;
+  constexpr int tiny_lanes    = tiny_segment_lanes<Item>;
   __shared__ segment_queue<block_threads, int> groups[group_classes - 1]; // one tile at most
   __shared__ segment_queue<block_threads, offset_t> warps;
   const offset_t count = segments.count;
   const offset_t begin = count * blockIdx.x / gridDim.x, end = count * (blockIdx.x + 1) / gridDim.x;
   for (offset_t batch = begin; batch < end;)
   {
-    // A run of tiny_batches batches whose segments all fit two lanes (1-16 int32 items, 1-8
-    // doubles) is reduced in one step, each thread with tiny_batches segments in flight: a batch
-    // at a time, this path waits on a round trip per segment and is latency-bound (8-item double
-    // segments, two lanes, took 373 us at 2^26 on lane groups against 146 for the fixed-size form's
-    // threads, H200).
+    // A run of tiny_batches batches whose segments all fit tiny_segment_lanes lanes (1-8 int32
+    // items, 1-8 doubles) is reduced in one step, each thread with tiny_batches segments in
+    // flight: a batch at a time, this path waits on a round trip per segment and is latency-bound.
     if (end - batch >= offset_t{tiny_batches} * block_threads)
     {
       offset_t b[tiny_batches], n[tiny_batches];
@@ -221,7 +220,7 @@ __device__ __forceinline__ void reduce_short_segments(const Input& first, const 
         const offset_t s = batch + k * block_threads + threadIdx.x;
         b[k]             = segments.begin(s);
         n[k]             = segments.end(s) - b[k];
-        tiny             = tiny && n[k] >= 0 && n[k] <= 2 * lane_items;
+        tiny             = tiny && n[k] >= 0 && n[k] <= tiny_lanes * lane_items;
       }
       if (__syncthreads_and(tiny))
       {
@@ -231,8 +230,15 @@ __device__ __forceinline__ void reduce_short_segments(const Input& first, const 
         {
           if (n[k] > 0)
           {
-            value[k].emplace(
-              apply_init(init, two_lane_tree<lane_items, T>(first, b[k], static_cast<int>(n[k]), op), op));
+            const int length = static_cast<int>(n[k]);
+            if constexpr (tiny_lanes == 2)
+            {
+              value[k].emplace(apply_init(init, two_lane_tree<lane_items, T>(first, b[k], length, op), op));
+            }
+            else
+            {
+              value[k].emplace(apply_init(init, lane_fold<lane_items, T>(first, b[k], length, op), op));
+            }
           }
         }
 #pragma unroll
