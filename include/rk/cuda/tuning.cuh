@@ -164,12 +164,15 @@ inline constexpr int tiny_segment_lanes = tile_lane_items<Item> <= 4 ? 2 : 1;
 /// short path.
 inline constexpr int window_tiles_in_flight = 2;
 
-/// Segments longer than this many tiles go on the long list (32 tiles: 8192 int32, 4096 doubles, a
-/// window; a warp streams a shorter segment with 16-byte loads). With 16, 8192 floats a segment
-/// took 173 us at 2^26 (8192 of them fill the list, and its one-block plan is the critical path)
-/// against 80.6 with 32, and 4096 doubles 262 against 137 (H200); before the warps' 16-byte
-/// loads, 32 had been slower for those doubles (310 against 249 us, H100).
+/// Segments longer than this many tiles go on the long list, and fixed-size rows longer than it
+/// are cut into parts of rk::reduce's block body (32 tiles: 8192 int32, 4096 doubles, a window:
+/// a warp streams anything shorter with 16-byte loads). With 16, 8192 floats a segment took
+/// 173 us at 2^26 (8192 of them fill the list, and its one-block plan is the critical path)
+/// against 80.6 with 32, and 4096 doubles 262 against 137; 8192-float rows took 71.8 us as a
+/// block each against 64.2 on a warp each (H200). Before the warps' 16-byte loads, 32 had been
+/// slower for 4096-double segments (310 against 249 us, H100).
 inline constexpr offset_t long_segment_min_tiles = 32;
+static_assert(long_segment_min_tiles <= 32, "a warp's segment or row is one window of tiles at most");
 
 /// Segments on the long list at most; the scratch holds their parts' nodes and pieces and an
 /// arrival word for each. A segment that finds the list full goes to a warp, slow for millions of
@@ -197,16 +200,6 @@ inline constexpr int row_block_threads = 256;
 /// a time, a thread waits a memory round trip per 4-32 bytes. Eight measured the same as four
 /// (2^26 one-item float rows: 205 against 209 us, 4-item rows 88.5 against 87.4).
 inline constexpr int lane_rows_in_flight = 4;
-
-/// Rows of more than this many tiles are cut into parts for rk::reduce's block body; shorter ones
-/// take a warp each, which reaches a window of 32 tiles. With 16, 4096-item float rows took
-/// 67.8 us on a warp each (1.01x the read) and 8192-item rows 71.8 us as a block each (1.07x).
-inline constexpr offset_t row_part_min_tiles = 32;
-static_assert(row_part_min_tiles <= 32, "a warp's row is one window of tiles at most");
-
-/// Tiles a long row's part gets at least: two per warp of a 256-thread block, the body's
-/// min_chunks_per_warp.
-inline constexpr offset_t row_part_min_part_tiles = 16;
 
 // rk::reduce_by_key's run pass.
 

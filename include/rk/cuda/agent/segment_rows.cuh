@@ -4,7 +4,7 @@
 // counted from its own first item (rk/detail/tree.hpp), as every segment does:
 //  - rows of at most one lane's items: a thread per row, several rows in flight;
 //  - rows of up to half a tile: a group of 2, 4, 8 or 16 lanes per row, several rows per warp;
-//  - rows of up to row_part_min_tiles tiles: a warp per row, tile by tile (window_node);
+//  - rows of up to long_segment_min_tiles tiles: a warp per row, tile by tile (window_node);
 //  - longer rows: rk::reduce's block body over a row's parts, every row cut alike
 //    (rk/cuda/agent/segment_parts.cuh), the parts put together as a long segment's are.
 

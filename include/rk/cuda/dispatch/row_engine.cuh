@@ -57,16 +57,19 @@ public:
       width_ = lanes <= 2 ? 2 : lanes <= 4 ? 4 : lanes <= 8 ? 8 : 16;
       grid_  = short_grid<group_kernel>(ceil_div(rows.count, offset_t{row_block_threads / width_}), device);
     }
-    else if (tiles <= row_part_min_tiles)
+    else if (tiles <= long_segment_min_tiles)
     {
       path_ = path::window;
       grid_ = short_grid<window_kernel>(ceil_div(rows.count, offset_t{row_block_threads / warp_threads}), device);
     }
     else
     {
-      path_                 = path::parts;
+      path_ = path::parts;
+      // A part gets at least the body's minimum work (as reduce_agent::plan gives rk::reduce's blocks).
+      const offset_t min_part_tiles = offset_t{vector_agent::tuning.min_chunks_per_warp}
+                                    * (long_threads / warp_threads);
       const offset_t blocks = max_grid<long_kernel>(vector_agent::tuning, long_threads, device);
-      long_rows_            = make_row_parts<item>(rows.count, rows.size, blocks, row_part_min_part_tiles);
+      long_rows_            = make_row_parts<item>(rows.count, rows.size, blocks, min_part_tiles);
       grid_                 = std::min(long_rows_.jobs(), blocks);
     }
   }

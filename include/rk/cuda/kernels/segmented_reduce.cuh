@@ -163,7 +163,7 @@ __global__ void __launch_bounds__(row_block_threads)
   reduce_group_rows<row_block_threads, LaneItems, T>(first, rows, width, out, init, op);
 }
 
-/// Rows of more than 16 lanes and at most row_part_min_tiles tiles: a warp per row.
+/// Rows of more than 16 lanes and at most long_segment_min_tiles tiles: a warp per row.
 template <int LaneItems, class T, class Input, class Out, class Init, class Op>
 __global__ void __launch_bounds__(row_block_threads)
   window_rows_kernel(Input first, fixed_segments rows, Out out, Init init, Op op)
