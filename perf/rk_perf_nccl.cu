@@ -12,7 +12,9 @@
 //               ncclAllReduce of one element (target: no slower), a bare ncclAllGather of
 //               one record, and two grouped ncclAllGathers (value, flag: a variant that would
 //               need no record-writing kernel). The same through an rk::nccl_workspace: the
-//               whole call, and its step alone (one kernel over NCCL symmetric memory).
+//               whole call, with the rank's offset found and given, and its step alone (one
+//               kernel over NCCL symmetric memory); and the call as it was before the ranks
+//               exchanged partials (shard value, then the symmetric step): target <= 1.5x.
 //
 // Method. Every trial times each contender once, the order rotated from trial to trial (as
 // rk_perf does, perf/trials.cuh); a contender's time in a trial is CUDA events around `calls`
@@ -382,6 +384,20 @@ void latency_case(team& t, int rank, cudaStream_t stream, int log2n, const optio
      [&] { rk::reduce_into(rk::nccl(workspace).on(stream), in, in + n, result, T{0}, rk::plus{}); }},
     {"symmetric step", true,
      [&] { rk::detail::gather_and_fold(comm, &workspace, me, result, T{0}, result + 1, rk::plus{}, stream, facts); }},
+    // The partials' call with this rank's offset given (no gather of the lengths, no wait).
+    {"rk::nccl(workspace), offset given (whole call)", true,
+     [&] {
+       rk::reduce_into(rk::nccl(workspace).on(stream).with_offset(n * me.rank), in, in + n, result, T{0},
+                       rk::plus{});
+     }},
+    // rk::nccl(workspace) as it was before the ranks exchanged partials (issue 10's call, the
+    // baseline of issue 29's <= 1.5x): the shard's value without init from rk::device's flat
+    // engine, then the symmetric step folds the ranks' values. Its bits depend on the rank count.
+    {"values exchange (workspace), before partials", true,
+     [&] {
+       rk::detail::reduce_range_into(rk::device.on(stream), in, in + n, result + 1, rk::plus{});
+       rk::detail::gather_and_fold(comm, &workspace, me, result + 1, T{0}, result, rk::plus{}, stream, facts);
+     }},
   };
   const int trials = opt.trials > 0 ? opt.trials : (opt.quick ? 3 : 7);
   const auto times = run_trials(t, rank, stream, contenders, opt.quick ? 50 : 200, trials);
@@ -394,9 +410,14 @@ void latency_case(team& t, int rank, cudaStream_t stream, int log2n, const optio
   {
     e.push_back(summarize(s));
   }
+  const estimate to_values        = paired_ratio(times[7], times[10]);
+  const estimate offset_to_values = paired_ratio(times[9], times[10]);
   table.add_row({type_traits<T>::name, power_of_two(log2n), fixed(e[0].median, 2), fixed(e[7].median, 2),
-                 fixed(e[1].median, 2), fixed(e[2].median, 2), interval(paired_ratio(times[0], times[2]), 2),
-                 interval(paired_ratio(times[7], times[2]), 2)});
+                 fixed(e[9].median, 2), fixed(e[10].median, 2), fixed(e[1].median, 2), fixed(e[2].median, 2),
+                 interval(paired_ratio(times[0], times[2]), 2), interval(paired_ratio(times[7], times[2]), 2),
+                 interval(to_values, 2), interval(offset_to_values, 2),
+                 t.ranks < 2 ? "-" : to_string(judge(to_values, true, 1.5)),
+                 t.ranks < 2 ? "-" : to_string(judge(offset_to_values, true, 1.5))});
   const estimate step      = paired_ratio(times[3], times[4]);
   const estimate symmetric = paired_ratio(times[8], times[4]);
   const std::string verdict =
@@ -571,9 +592,11 @@ int main(int argc, char** argv)
 
     markdown_table throughput(
       {"type", "items in all", "GPUs", "rk::nccl us", "GB/s", "one GPU us", "GB/s", "speed-up [IQR]", ">= 1.9x"}, 3);
-    markdown_table latency({"type", "items per rank", "rk::nccl us", "rk::nccl(ws) us", "rk::device shard us",
-                            "cub + AllReduce us", "nccl / (cub + AllReduce) [IQR]",
-                            "nccl(ws) / (cub + AllReduce) [IQR]"},
+    markdown_table latency({"type", "items per rank", "rk::nccl us", "rk::nccl(ws) us", "nccl(ws), offset given us",
+                            "values (ws) us", "rk::device shard us", "cub + AllReduce us",
+                            "nccl / (cub + AllReduce) [IQR]", "nccl(ws) / (cub + AllReduce) [IQR]",
+                            "nccl(ws) / values [IQR]", "offset given / values [IQR]", "nccl(ws) <= 1.5x values",
+                            "offset given <= 1.5x values"},
                            2);
     markdown_table step({"type", "items per rank", "AllGather step us", "symmetric step us", "AllReduce(1) us",
                          "AllGather(record) us", "2 AllGathers grouped us", "AllGather step / AllReduce [IQR]",
@@ -602,7 +625,11 @@ int main(int argc, char** argv)
     }
     if (opt.only.empty() || opt.only == "latency")
     {
-      std::cout << "## Latency (device time per call, back to back; sums)\n\n";
+      std::cout << "## Latency (device time per call, back to back; sums)\n\n"
+                   "rk::nccl and rk::nccl(ws) exchange partials (one-GPU rk::reduce's bits whatever the rank "
+                   "count) and find the rank's offset with a gather of the shard lengths; \"offset given\" skips "
+                   "that; \"values (ws)\" is rk::nccl(ws) before partials (rk::device's shard value, then the "
+                   "symmetric step: bits that depend on the rank count), the baseline of the 1.5x target.\n\n";
       latency.print(std::cout);
       std::cout << "\n## The gather-and-fold step against ncclAllReduce of one element\n\n";
       step.print(std::cout);
