@@ -146,10 +146,10 @@ void reduce_shards_exactly(const nccl_policy<Backend, Provider>& policy, const n
   const auto piece                = make_partial_launch<T>(policy.local, first, n, offset, user_op);
   const auto op                   = device_operator<BinaryOp>::get(user_op);
   const std::size_t records_bytes = align_up(static_cast<std::size_t>(me.ranks) * sizeof(partial<T>), 256);
-  scratch_lease scratch           = lease_scratch(device.ordinal, policy.stream(), 0, sizeof(T),
+  scratch_lease scratch           = lease_scratch(device.ordinal, policy.stream(), piece.counter_words(), sizeof(T),
                                                   records_bytes + piece.scratch_bytes());
   auto* records                   = static_cast<partial<T>*>(scratch.partials);
-  piece.enqueue(records + me.rank, static_cast<unsigned char*>(scratch.partials) + records_bytes);
+  piece.enqueue(records + me.rank, static_cast<unsigned char*>(scratch.partials) + records_bytes, scratch.counters);
   check_nccl(ncclAllGather(records + me.rank, records, sizeof(partial<T>), ncclUint8, policy.comm, policy.stream()),
              policy.comm, "rk::nccl: ncclAllGather of the shard partials");
   launch_kernel(fold_shard_partials_kernel<T, decltype(op)>, 1, 1, policy.stream(),

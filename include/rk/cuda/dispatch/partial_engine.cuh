@@ -1,7 +1,7 @@
 #pragma once
-// The partial engine: the launches of one rk::reduce_partial (the record's cut lanes and shape from
-// one small kernel, all its tree nodes from one more, a grid shared by the nodes in proportion to
-// their items, and a third where a node took several blocks) and of rk::combine on the device.
+// The partial engine: the launch of one rk::reduce_partial (all its tree nodes on a grid shared by
+// the nodes in proportion to their items, a node that took several blocks finished by the last of
+// them, and one more block for the record's cut lanes and shape) and of rk::combine on the device.
 // rk::reduce_partial runs it, and so do rk::accumulator and rk::nccl's exchange of partials.
 
 #include <rk/cuda/agent/reduce_agent.cuh>
@@ -56,11 +56,11 @@ partial_work plan_partial_work(const partial<T>& shape, offset_t max_blocks)
   return work;
 }
 
-/// The launches of one rk::reduce_partial: the items from `input` (what the kernels read: see
-/// to_device_input), standing at the shape's offset, into a record in device memory. The cut
-/// lanes' kernel, the nodes' kernel, and the finish kernel where a node took several parts; the
-/// nodes' values go to scratch_bytes() of the caller's scratch, so a caller that needs scratch of
-/// its own (rk::nccl) takes both in one lease. Made by make_partial_launch.
+/// The launch of one rk::reduce_partial: the items from `input` (what the kernel reads: see
+/// to_device_input), standing at the shape's offset, into a record in device memory. The nodes'
+/// values go to scratch_bytes() of the caller's scratch and their arrivals to counter_words() of
+/// its counters, so a caller that needs scratch of its own (rk::nccl) takes both in one lease.
+/// Made by make_partial_launch.
 template <class T, class Provider, class Input, class Op>
 class partial_launch
 {
@@ -69,8 +69,7 @@ class partial_launch
   using vector_agent                  = reduce_agent<provider, Input, T>;
   using element_agent                 = typename element_agent_of<vector_agent::vectorized, provider, Input, T>::type;
   using item                          = typename vector_agent::item;
-  static constexpr auto nodes_kernel  = partial_nodes_kernel<vector_agent, element_agent, Input, T, Op>;
-  static constexpr auto finish_kernel = partial_finish_kernel<vector_agent::block_threads, item, T, Op>;
+  static constexpr auto kernel        = partial_kernel<vector_agent, element_agent, Input, T, Op>;
 
 public:
   partial_launch(cudaStream_t stream, Input input, Op op, const device_facts& device, const partial<T>& shape)
@@ -79,44 +78,34 @@ public:
       , op_(op)
       , device_(device)
       , shape_(shape)
-      , work_(plan_partial_work<vector_agent>(shape, vector_agent::grid_cap(max_grid<nodes_kernel>(
-                                                       vector_agent::tuning, vector_agent::block_threads, device))))
-  {
-    for (int k = 0; k < work_.node_count; ++k)
-    {
-      split_nodes_ = split_nodes_ || node_tree_plan<item>(work_.node[k]).split.nodes() > 1;
-    }
-  }
+      , work_(plan_partial_work<vector_agent>(
+          shape, vector_agent::grid_cap(max_grid<kernel>(vector_agent::tuning, vector_agent::block_threads, device))))
+  {}
 
   std::size_t scratch_bytes() const
   {
     return static_cast<std::size_t>(work_.values) * sizeof(T);
+  }
+  /// Counter words the launch synchronizes through (one per node), zero before and after it.
+  static constexpr std::size_t counter_words()
+  {
+    return partial<T>::max_nodes;
   }
   const device_facts& device() const
   {
     return device_;
   }
 
-  /// Enqueues the launches; `scratch` holds scratch_bytes(), aligned for T.
-  void enqueue(partial<T>* out, void* scratch) const
+  /// Enqueues the launch; `scratch` holds scratch_bytes(), aligned for T, and `counters`
+  /// counter_words() words of a lease's counters.
+  void enqueue(partial<T>* out, void* scratch, unsigned* counters) const
   {
-    T* values = static_cast<T*>(scratch);
     const piece_lanes lanes{shape_.offset, shape_.length, shape_.lane_items};
-    launch_kernel(partial_ends_kernel<T, Input, Op>, 1, 1, stream_,
-                  "rk::reduce_partial: launching the cut lanes' kernel", input_, out, shape_.offset, shape_.length,
-                  shape_.lane_items, shape_.head_count, shape_.has_tail, lanes.tail_begin() - shape_.offset, work_,
-                  op_);
-    if (work_.node_count == 0)
-    {
-      return;
-    }
-    launch_kernel(nodes_kernel, static_cast<unsigned>(work_.blocks), vector_agent::block_threads, stream_,
-                  "rk::reduce_partial: launching the nodes' kernel", input_, work_, values, out, op_);
-    if (split_nodes_)
-    {
-      launch_kernel(finish_kernel, static_cast<unsigned>(work_.node_count), vector_agent::block_threads, stream_,
-                    "rk::reduce_partial: launching the nodes' finish kernel", work_, values, out, op_);
-    }
+    const partial_ends ends{shape_.offset,     shape_.length,     lanes.tail_begin() - shape_.offset,
+                            shape_.lane_items, shape_.head_count, shape_.has_tail};
+    launch_kernel(kernel, static_cast<unsigned>(work_.blocks + 1), vector_agent::block_threads, stream_,
+                  "rk::reduce_partial: launching its kernel", input_, ends, work_, static_cast<T*>(scratch), counters,
+                  out, op_);
   }
 
 private:
@@ -126,10 +115,9 @@ private:
   const device_facts& device_;
   partial<T> shape_;
   partial_work work_;
-  bool split_nodes_ = false; ///< some node took several blocks: the finish kernel runs
 };
 
-/// The launches of rk::reduce_partial of the n items from `first`, standing at `offset`, on the
+/// The launch of rk::reduce_partial of the n items from `first`, standing at `offset`, on the
 /// policy's stream: the call's checks, the operator and input the kernels take, the record's shape.
 template <class T, gpu_backend Backend, class Provider, class InputIt, class BinaryOp>
 auto make_partial_launch(const gpu_policy<Backend, Provider>& policy, InputIt first, offset_t n, offset_t offset,
@@ -151,9 +139,9 @@ void enqueue_partial(const gpu_policy<Backend, Provider>& policy, InputIt first,
 {
   const auto launch = make_partial_launch<T>(policy, first, n, offset, user_op);
   check_device_accessible(out, "the partial's record", launch.device());
-  scratch_lease scratch = lease_scratch(launch.device().ordinal, policy.stream, 0, sizeof(T),
+  scratch_lease scratch = lease_scratch(launch.device().ordinal, policy.stream, launch.counter_words(), sizeof(T),
                                         launch.scratch_bytes() > 0 ? launch.scratch_bytes() : sizeof(T));
-  launch.enqueue(out, scratch.partials);
+  launch.enqueue(out, scratch.partials, scratch.counters);
   scratch.close();
 }
 

@@ -1,11 +1,12 @@
 #pragma once
-// rk::reduce_partial's kernels: the record's cut lanes and shape; its tree nodes, each the root of
-// a standalone tree over the node's items (rk::reduce's block body on a part of it, as segmented
-// reduce runs it on the parts of a long segment), and the nodes that took several parts finished
-// from them; and rk::combine of two records in device memory.
+// rk::reduce_partial's kernel: the record's cut lanes and shape, and its tree nodes, each the root
+// of a standalone tree over the node's items (rk::reduce's block body on a part of it, as
+// segmented reduce runs it on the parts of a long segment), a node that took several parts
+// finished by the last of them; and rk::combine of two records in device memory.
 
 #include <rk/cuda/agent/segment_parts.cuh>
 #include <rk/cuda/agent/tile_tree_finish.cuh>
+#include <rk/cuda/primitives/arrival.cuh>
 #include <rk/cuda/primitives/load.cuh>
 #include <rk/detail/store.hpp>
 #include <rk/partial.hpp>
@@ -36,38 +37,49 @@ struct partial_work
   std::uint8_t level[partial<char>::max_nodes];
 };
 
+/// What the record's ends need: its place, its lane width, its head (raw items before the first
+/// full lane) and its tail lane (the items from tail_begin, counted from the piece's first item).
+struct partial_ends
+{
+  std::int64_t offset;
+  std::int64_t length;
+  std::int64_t tail_begin;
+  int lane_items;
+  int head_count;
+  int has_tail;
+};
+
 template <class Item>
 __host__ __device__ inline tree_plan node_tree_plan(const partial_node_work& w)
 {
   return tree_plan{w.items, make_tile_split(ceil_div(w.items, offset_t{tile_items<Item>}), w.parts)};
 }
 
-/// One thread writes the record's header and levels, its head's raw items and its tail lane's
-/// fold, read from `first` (the piece's first item) as the tree reads items.
+/// The record's header and levels, its head's raw items and its tail lane's fold, read from
+/// `first` (the piece's first item) as the tree reads items. One thread: at most one lane's items.
 template <class T, class Input, class Op>
-__global__ void partial_ends_kernel(Input first, partial<T>* out, std::int64_t offset, std::int64_t length,
-                                    int lane_items, int head_count, int has_tail, std::int64_t tail_begin,
-                                    partial_work work, Op op)
+__device__ void write_partial_ends(Input first, partial<T>* out, const partial_ends& ends, const partial_work& work,
+                                   Op& op)
 {
-  out->offset     = offset;
-  out->length     = length;
-  out->lane_items = lane_items;
+  out->offset     = ends.offset;
+  out->length     = ends.length;
+  out->lane_items = ends.lane_items;
   out->status     = partial<T>::valid;
-  out->head_count = head_count;
-  out->has_tail   = has_tail;
+  out->head_count = ends.head_count;
+  out->has_tail   = ends.has_tail;
   out->node_count = work.node_count;
   for (int k = 0; k < partial<T>::max_nodes; ++k)
   {
     out->node_level[k] = work.level[k];
   }
-  for (int k = 0; k < head_count; ++k)
+  for (int k = 0; k < ends.head_count; ++k)
   {
     out->set_head(k, static_cast<T>(read_item(first, k)));
   }
-  if (has_tail)
+  if (ends.has_tail)
   {
-    T lane(read_item(first, tail_begin));
-    for (std::int64_t i = tail_begin + 1; i < length; ++i)
+    T lane(read_item(first, ends.tail_begin));
+    for (std::int64_t i = ends.tail_begin + 1; i < ends.length; ++i)
     {
       lane = op(lane, static_cast<T>(read_item(first, i)));
     }
@@ -75,16 +87,25 @@ __global__ void partial_ends_kernel(Input first, partial<T>* out, std::int64_t o
   }
 }
 
-/// Block b takes part b - first_block of the node whose blocks it falls in; a node held by one
-/// block is stored at once, the others leave their node values and pieces for the finish kernel.
+/// The whole record in one launch of work.blocks + 1 blocks. Block b < work.blocks takes part
+/// b - first_block of the node whose blocks it falls in: a node held by one block is stored at
+/// once; of several, the last part to arrive at the node's word of `arrivals` finishes it (as
+/// single_pass_kernel finishes rk::reduce's split). The extra last block writes the ends. One
+/// launch instead of three: a piece of up to 2^20 items had cost ~9 us more than reduce_into
+/// in three (H100, rk_perf_partial).
 template <class VectorAgent, class ElementAgent, class Input, class T, class Op>
 __global__ void __launch_bounds__(VectorAgent::block_threads)
-  partial_nodes_kernel(Input first, partial_work work, T* values, partial<T>* out, Op op)
+  partial_kernel(Input first, partial_ends ends, partial_work work, T* values, unsigned* arrivals, partial<T>* out,
+                 Op op)
 {
   using item       = typename VectorAgent::item;
   const offset_t b = blockIdx.x;
   if (b >= work.blocks)
   {
+    if (b == work.blocks && threadIdx.x == 0)
+    {
+      write_partial_ends(first, out, ends, work, op);
+    }
     return;
   }
   int lo = 0, hi = work.node_count; // the last node whose first block is at most b
@@ -95,36 +116,24 @@ __global__ void __launch_bounds__(VectorAgent::block_threads)
   }
   const partial_node_work& w = work.node[lo];
   const tree_plan plan       = node_tree_plan<item>(w);
-  const tree_outputs<T> outputs{values + w.values, values + w.values + plan.split.nodes()};
+  const tile_split& split    = plan.split;
+  const tree_outputs<T> outputs{values + w.values, values + w.values + split.nodes()};
   const maybe<T> root = reduce_segment_part<VectorAgent, ElementAgent>(first, w.begin, plan, b - w.first_block, outputs,
                                                                        op);
-  if (plan.split.nodes() == 1 && threadIdx.x == 0)
+  if (split.nodes() == 1)
   {
-    store_every_byte<T>(out->node_slot(lo), root.slot.value);
+    if (threadIdx.x == 0)
+    {
+      store_every_byte<T>(out->node_slot(lo), root.slot.value);
+    }
   }
-}
-
-/// Block k finishes node k where its tree took more than one node of its split.
-template <int BlockThreads, class Item, class T, class Op>
-__global__ void __launch_bounds__(BlockThreads)
-  partial_finish_kernel(partial_work work, T* values, partial<T>* out, Op op)
-{
-  const int k = static_cast<int>(blockIdx.x);
-  if (k >= work.node_count)
+  else if (part_arrives_last(arrivals[lo], static_cast<unsigned>(split.parts)))
   {
-    return;
-  }
-  const partial_node_work& w = work.node[k];
-  const tree_plan plan       = node_tree_plan<Item>(w);
-  if (plan.split.nodes() == 1)
-  {
-    return;
-  }
-  const tree_outputs<T> outputs{values + w.values, values + w.values + plan.split.nodes()};
-  const T value = finish_split<BlockThreads, T>(plan.split, outputs, op);
-  if (threadIdx.x == 0)
-  {
-    store_every_byte<T>(out->node_slot(k), value);
+    const T value = finish_split<VectorAgent::block_threads, T>(split, outputs, op);
+    if (threadIdx.x == 0)
+    {
+      store_every_byte<T>(out->node_slot(lo), value);
+    }
   }
 }
 
