@@ -387,8 +387,7 @@ void latency_case(team& t, int rank, cudaStream_t stream, int log2n, const optio
     // The partials' call with this rank's offset given (no gather of the lengths, no wait).
     {"rk::nccl(workspace), offset given (whole call)", true,
      [&] {
-       rk::reduce_into(rk::nccl(workspace).on(stream).with_offset(n * me.rank), in, in + n, result, T{0},
-                       rk::plus{});
+       rk::reduce_into(rk::nccl(workspace).on(stream).with_offset(n * me.rank), in, in + n, result, T{0}, rk::plus{});
      }},
     // rk::nccl(workspace) as it was before the ranks exchanged partials (issue 10's call, the
     // baseline of issue 29's <= 1.5x): the shard's value without init from rk::device's flat

@@ -2,8 +2,9 @@
 // rk::reduce, rk::reduce_into and rk::explain for rk::nccl policies. With a local policy that keeps
 // rk::reduce's tree, each rank reduces its shard to an rk::partial at its offset in the
 // concatenation (found with one ncclAllGather of the shard lengths unless the caller gives it),
-// one ncclAllGather shares the partials, and every rank combines them in rank order and finishes
-// after init: one-GPU rk::reduce's bits, whatever the rank count. With rk::atomic each rank
+// the ranks share the partials (one kernel over an rk::nccl_workspace's symmetric memory, else one
+// ncclAllGather), and every rank combines them in rank order and finishes after init: one-GPU
+// rk::reduce's bits, whatever the rank count. With rk::atomic each rank
 // reduces its shard without init, then shares a (valid, value) record with every rank and folds
 // the records in rank order after init: through one ncclAllGather between two small kernels, or,
 // with an rk::nccl_workspace that has symmetric memory, in one kernel. Everything is enqueued on
@@ -135,16 +136,33 @@ offset_t shard_offset_of(const nccl_policy<Backend, Provider>& policy, const ncc
   return offset;
 }
 
-/// The partials step: this rank's shard as an rk::partial at its offset, gathered with one
-/// ncclAllGather of the records, combined in rank order and finished after `init` into `out`
-/// (device memory, or a pinned host slot), on every rank. Stream-ordered once the offset is known.
+/// The partials step: this rank's shard as an rk::partial at its offset, shared with every rank,
+/// combined in rank order and finished after `init` into `out` (device memory, or a pinned host
+/// slot), on every rank. Shared through the workspace's symmetric memory in one kernel where it
+/// has it, else with one ncclAllGather of the records and a kernel that combines them.
+/// Stream-ordered once the offset is known.
 template <gpu_backend Backend, class Provider, class InputIt, class T, class BinaryOp>
 void reduce_shards_exactly(const nccl_policy<Backend, Provider>& policy, const nccl_rank& me, InputIt first, offset_t n,
                            T init, T* out, const BinaryOp& user_op, const device_facts& device)
 {
-  const offset_t offset           = shard_offset_of(policy, me, n, device);
-  const auto piece                = make_partial_launch<T>(policy.local, first, n, offset, user_op);
-  const auto op                   = device_operator<BinaryOp>::get(user_op);
+  const offset_t offset = shard_offset_of(policy, me, n, device);
+  const auto piece      = make_partial_launch<T>(policy.local, first, n, offset, user_op);
+  const auto op         = device_operator<BinaryOp>::get(user_op);
+#if RK_NCCL_DEVICE_API
+  if (policy.workspace != nullptr && policy.workspace->symmetric())
+  {
+    const std::size_t record_bytes = align_up(sizeof(partial<T>), 256);
+    scratch_lease scratch          = lease_scratch(device.ordinal, policy.stream(), piece.counter_words(), sizeof(T),
+                                                   record_bytes + piece.scratch_bytes());
+    auto* record                   = static_cast<partial<T>*>(scratch.partials);
+    piece.enqueue(record, static_cast<unsigned char*>(scratch.partials) + record_bytes, scratch.counters);
+    launch_kernel(symmetric_gather_partials_kernel<T, decltype(op)>, 1, warp_threads, policy.stream(),
+                  "rk::nccl: sharing and combining the shard partials (symmetric memory)",
+                  policy.workspace->device_comm(), policy.workspace->buffer(), record, init, out, op);
+    scratch.close();
+    return;
+  }
+#endif
   const std::size_t records_bytes = align_up(static_cast<std::size_t>(me.ranks) * sizeof(partial<T>), 256);
   scratch_lease scratch           = lease_scratch(device.ordinal, policy.stream(), piece.counter_words(), sizeof(T),
                                                   records_bytes + piece.scratch_bytes());
@@ -254,10 +272,15 @@ explanation explain_dispatch(const nccl_policy<Backend, Provider>& policy, Input
               + (policy.shard_offset >= 0 ? std::string("given")
                                           : std::string("found with one ncclAllGather of the shard lengths, waited "
                                                         "for"))
-              + "), one ncclAllGather shares the records, and every rank combines them in rank order and finishes "
-                "after init: the bits of one-GPU rk::reduce over the concatenation, whatever the rank count"
-              + (policy.workspace != nullptr ? " (the workspace's symmetric memory is not used for partials)"
-                                             : std::string());
+              + (policy.workspace != nullptr && policy.workspace->symmetric()
+                   ? std::string("), one kernel stores the record into every rank's symmetric memory "
+                                 "(rk::nccl_workspace)")
+                   : std::string("), one ncclAllGather shares the records")
+                       + (policy.workspace != nullptr
+                            ? " (the workspace has no symmetric memory: " + policy.workspace->reason() + ")"
+                            : std::string()))
+              + ", and every rank combines them in rank order and finishes after init: the bits of one-GPU "
+                "rk::reduce over the concatenation, whatever the rank count";
     e.reproducible = true;
   }
   else

@@ -5,6 +5,8 @@
 //    one-thread kernel folds them.
 //  - The symmetric step (rk::nccl_workspace): one kernel stores the record into every peer's
 //    memory and folds the records that arrive in its own.
+// With the reproducible tree the records are the shards' rk::partial records instead, gathered
+// either way and combined in rank order.
 
 #include <rk/cuda/primitives/warp_reduce.cuh>
 #include <rk/detail/store.hpp>
@@ -47,16 +49,18 @@ __global__ void fold_shard_records_kernel(const maybe<T>* records, int ranks, T 
   ::new (static_cast<void*>(out)) T(acc);
 }
 
-/// out = rk::finish(rk::combine(records in rank order), init): the ranks' partials, one per rank,
-/// gathered. Records that do not join (ranks that disagree on T, the operator or the item type)
-/// stop the kernel with a trap: a result from them would be garbage, silently.
-template <class T, class Op>
-__global__ void fold_shard_partials_kernel(const partial<T>* records, int ranks, T init, T* out, Op op)
+/// *out = rk::finish(rk::combine(the ranks' records in rank order), init), record r read by
+/// read(r, into). Records that do not join (ranks that disagree on T, the operator or the item
+/// type) stop the kernel with a trap: a result from them would be garbage, silently.
+template <class T, class Read, class Op>
+__device__ void finish_rank_partials(int ranks, Read&& read, const T& init, T* out, Op& op)
 {
-  partial<T> whole = records[0];
+  partial<T> whole, next;
+  read(0, whole);
   for (int r = 1; r < ranks; ++r)
   {
-    whole = combine(whole, records[r], op);
+    read(r, next);
+    whole = combine(whole, next, op);
   }
   if (whole.status != partial<T>::valid || whole.offset != 0)
   {
@@ -65,7 +69,33 @@ __global__ void fold_shard_partials_kernel(const partial<T>* records, int ranks,
   store_every_byte<T>(out, whole.length == 0 ? init : finish_whole(whole, init, op));
 }
 
+/// out = rk::finish(rk::combine(records in rank order), init): the ranks' partials, one per rank,
+/// gathered.
+template <class T, class Op>
+__global__ void fold_shard_partials_kernel(const partial<T>* records, int ranks, T init, T* out, Op op)
+{
+  finish_rank_partials(ranks, [&](int r, partial<T>& into) { into = records[r]; }, init, out, op);
+}
+
 #if RK_NCCL_DEVICE_API
+using symmetric_call_word = cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>;
+
+/// Every lane of the step's warp: waits until every rank's record of call `call` has arrived in
+/// this rank's buffer `local` (its slot's call word, read with acquire: system scope, the stores
+/// crossed NVLink).
+__device__ inline void wait_for_records(unsigned char* local, unsigned long long call, int ranks)
+{
+  using layout = symmetric_records;
+  for (int source = static_cast<int>(threadIdx.x); source < ranks; source += warp_threads)
+  {
+    auto* header = reinterpret_cast<layout::slot_header*>(local + layout::slot_offset(call, source, ranks));
+    while (symmetric_call_word(header->call).load(cuda::memory_order_acquire) != call)
+    {
+    }
+  }
+  __syncwarp();
+}
+
 /// The symmetric step, one warp: writes this rank's record (the shard's result at `value`, or an
 /// empty one if null) into its slot of every peer's buffer, then waits until every peer's record of
 /// this call has arrived in its own buffer, and folds them in rank order after `init` into `out`.
@@ -78,7 +108,7 @@ __global__ void __launch_bounds__(warp_threads)
   symmetric_gather_fold_kernel(ncclDevComm comm, ncclDevResourceHandle_t buffer, const T* value, T init, T* out, Op op)
 {
   using layout                  = symmetric_records;
-  using call_word               = cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>;
+  using call_word               = symmetric_call_word;
   const int ranks               = comm.nRanks;
   const int me                  = comm.rank;
   auto* local                   = static_cast<unsigned char*>(ncclGetResourceBufferLocalPointer(comm, buffer));
@@ -104,14 +134,7 @@ __global__ void __launch_bounds__(warp_threads)
     }
     call_word(header->call).store(call, cuda::memory_order_release);
   }
-  for (int source = static_cast<int>(threadIdx.x); source < ranks; source += warp_threads)
-  {
-    auto* header = reinterpret_cast<layout::slot_header*>(local + layout::slot_offset(call, source, ranks));
-    while (call_word(header->call).load(cuda::memory_order_acquire) != call)
-    {
-    }
-  }
-  __syncwarp();
+  wait_for_records(local, call, ranks);
   if (threadIdx.x == 0)
   {
     T acc = init;
@@ -129,6 +152,65 @@ __global__ void __launch_bounds__(warp_threads)
       }
     }
     ::new (static_cast<void*>(out)) T(acc);
+    counter = call;
+  }
+}
+
+/// The symmetric step for partials, one warp: copies this rank's record (`mine`, in device memory,
+/// its used bytes: header, levels, head, tail and node_count nodes) into its slot of every peer's
+/// buffer, the warp's lanes 16 bytes each, and publishes it as the value step does; then waits for
+/// every peer's record of this call and, in one thread, combines them in rank order and finishes
+/// after `init` into `out`. The record is read after the partial's kernel, earlier on the stream.
+template <class T, class Op>
+__global__ void __launch_bounds__(warp_threads)
+  symmetric_gather_partials_kernel(ncclDevComm comm, ncclDevResourceHandle_t buffer, const partial<T>* mine, T init,
+                                   T* out, Op op)
+{
+  using layout = symmetric_records;
+  static_assert(sizeof(partial<T>) <= layout::record_bytes && layout::value_offset % 16 == 0
+                  && layout::slot_bytes % 16 == 0,
+                "rk::nccl_workspace's slots hold any rk::partial<T>, 16-byte aligned");
+  const int ranks               = comm.nRanks;
+  const int me                  = comm.rank;
+  auto* local                   = static_cast<unsigned char*>(ncclGetResourceBufferLocalPointer(comm, buffer));
+  auto& counter                 = *reinterpret_cast<unsigned long long*>(local);
+  const unsigned long long call = counter + 1;
+
+  const auto* bytes     = reinterpret_cast<const unsigned char*>(mine);
+  const std::size_t end = reinterpret_cast<const unsigned char*>(&mine->node_bytes[0]) - bytes
+                        + static_cast<std::size_t>(mine->node_count) * sizeof(T);
+  const std::size_t words = (end + 15) / 16; // the record is 16-byte aligned and sized (scratch, alignas)
+  const std::size_t slot  = layout::slot_offset(call, me, ranks);
+  for (int peer = 0; peer < ranks; ++peer)
+  {
+    auto* remote = static_cast<unsigned char*>(ncclGetResourceBufferLsaPointer(comm, buffer, peer)) + slot;
+    for (std::size_t w = threadIdx.x; w < words; w += warp_threads)
+    {
+      reinterpret_cast<uint4*>(remote + layout::value_offset)[w] = reinterpret_cast<const uint4*>(bytes)[w];
+    }
+  }
+  // Every lane's stores before lane 0's release of the call numbers, across NVLink.
+  __threadfence_system();
+  __syncwarp();
+  for (int peer = static_cast<int>(threadIdx.x); peer < ranks; peer += warp_threads)
+  {
+    auto* remote  = static_cast<unsigned char*>(ncclGetResourceBufferLsaPointer(comm, buffer, peer)) + slot;
+    auto* header  = reinterpret_cast<layout::slot_header*>(remote);
+    header->valid = 1u;
+    symmetric_call_word(header->call).store(call, cuda::memory_order_release);
+  }
+  wait_for_records(local, call, ranks);
+  if (threadIdx.x == 0)
+  {
+    finish_rank_partials(
+      ranks,
+      [&](int source, partial<T>& into) {
+        unsigned char* record = local + layout::slot_offset(call, source, ranks);
+        (void) symmetric_call_word(reinterpret_cast<layout::slot_header*>(record)->call)
+          .load(cuda::memory_order_acquire);
+        __builtin_memcpy(static_cast<void*>(&into), record + layout::value_offset, sizeof(partial<T>));
+      },
+      init, out, op);
     counter = call;
   }
 }

@@ -1,9 +1,10 @@
 #pragma once
 /// \file
-/// rk::nccl_workspace: a few kB of NCCL symmetric memory on every rank of a communicator, which
-/// lets rk::nccl's gather-and-fold step run as one kernel (each rank stores its record straight
-/// into every peer's memory over NVLink, then folds the records that arrived in its own) instead of
-/// a record kernel, an ncclAllGather and a fold kernel. Where the communicator cannot have it (ranks
+/// rk::nccl_workspace: NCCL symmetric memory on every rank of a communicator (two slots of about
+/// 40 kB per rank: room for the rk::partial of the largest T), which lets rk::nccl's exchange run
+/// as one kernel (each rank stores its record, a value or a partial, straight into every peer's
+/// memory over NVLink, then combines the records that arrived in its own) instead of an
+/// ncclAllGather between kernels. Where the communicator cannot have it (ranks
 /// on several hosts, GPUs without direct peer access, NCCL older than 2.28 or a runtime whose device
 /// API differs from the headers rk was built with), the workspace says why, and the calls that use
 /// it run the ncclAllGather step: same results, same rules.
@@ -17,6 +18,7 @@
 #include <rk/cuda/runtime.cuh>
 #include <rk/detail/config.hpp>
 #include <rk/nccl/error.cuh>
+#include <rk/partial.hpp>
 
 #include <nccl.h>
 
@@ -52,7 +54,11 @@ struct symmetric_records
   };
   static constexpr std::size_t header_bytes = 128; // the counter, alone in NCCL's 128-byte unit
   static constexpr std::size_t value_offset = sizeof(slot_header);
-  static constexpr std::size_t slot_bytes   = value_offset + max_value_bytes;
+  /// A slot holds a value of T or an rk::partial<T> record, for any T rk takes (at most
+  /// max_value_bytes): the record's values, and four values' room for its 162 bytes of header
+  /// and levels and the padding of its three arrays (each less than alignof(T) <= sizeof(T)).
+  static constexpr std::size_t record_bytes = (partial<char>::max_values + 4) * max_value_bytes;
+  static constexpr std::size_t slot_bytes   = (value_offset + record_bytes + 127) / 128 * 128;
 
   RK_HOST_DEVICE static constexpr std::size_t bytes(int ranks) noexcept
   {

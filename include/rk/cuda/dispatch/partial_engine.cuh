@@ -65,11 +65,11 @@ template <class T, class Provider, class Input, class Op>
 class partial_launch
 {
   // Whatever the policy's tree shape: a partial is made of the reproducible tree's nodes.
-  using provider                      = with_tree_shape<Provider, tree_shape::pairwise_tiles>;
-  using vector_agent                  = reduce_agent<provider, Input, T>;
-  using element_agent                 = typename element_agent_of<vector_agent::vectorized, provider, Input, T>::type;
-  using item                          = typename vector_agent::item;
-  static constexpr auto kernel        = partial_kernel<vector_agent, element_agent, Input, T, Op>;
+  using provider               = with_tree_shape<Provider, tree_shape::pairwise_tiles>;
+  using vector_agent           = reduce_agent<provider, Input, T>;
+  using element_agent          = typename element_agent_of<vector_agent::vectorized, provider, Input, T>::type;
+  using item                   = typename vector_agent::item;
+  static constexpr auto kernel = partial_kernel<vector_agent, element_agent, Input, T, Op>;
 
 public:
   partial_launch(cudaStream_t stream, Input input, Op op, const device_facts& device, const partial<T>& shape)
