@@ -160,37 +160,40 @@ RK_HOST_DEVICE std::uint64_t nodes_end(const partial<T>& r)
   return end;
 }
 
-/// r = a then b; false (r untouched) if b does not start where a ends or the trees differ.
-template <class T, class Op>
-RK_HOST_DEVICE bool combine_pieces(partial<T>& r, const partial<T>& a, const partial<T>& b, Op& op)
+/// Whether b can follow a: both valid records of one tree (the same lane width), b starting
+/// where a ends.
+template <class T>
+RK_HOST_DEVICE bool joins(const partial<T>& a, const partial<T>& b)
 {
-  if (a.status != partial<T>::valid || b.status != partial<T>::valid || a.lane_items != b.lane_items
-      || a.lane_items <= 0 || a.offset + a.length != b.offset)
-  {
-    return false;
-  }
-  if (a.length == 0)
-  {
-    r = b;
-    return true;
-  }
+  return a.status == partial<T>::valid && b.status == partial<T>::valid && a.lane_items == b.lane_items
+      && a.lane_items > 0 && a.offset + a.length == b.offset;
+}
+
+/// r = r then b, in place, where joins(r, b): reads and writes only what changes (the cut lane at
+/// the seam and the nodes it and b's nodes merge with), so a record in device memory is extended
+/// without a copy of it.
+template <class T, class Op>
+RK_HOST_DEVICE void append_piece(partial<T>& r, const partial<T>& b, Op& op)
+{
   if (b.length == 0)
   {
-    r = a;
-    return true;
+    return;
   }
-  const offset_t lanes = a.lane_items;
+  if (r.length == 0)
+  {
+    r = b;
+    return;
+  }
+  const offset_t lanes = r.lane_items;
   const offset_t m     = b.offset;
-  r                    = a;
-  r.length             = a.length + b.length;
-  std::uint64_t end    = nodes_end(a);
-  int b_node           = 0;
+  std::uint64_t end    = nodes_end(r);
+  r.length += b.length;
   if (m % lanes != 0)
   {
-    if (a.has_tail)
+    if (r.has_tail)
     {
       // The lane cut at m: its fold so far continues over b's raw items; complete, it is a node.
-      T lane = a.tail();
+      T lane = r.tail();
       for (int k = 0; k < b.head_count; ++k)
       {
         lane = op(static_cast<T&&>(lane), b.head(k));
@@ -208,7 +211,7 @@ RK_HOST_DEVICE bool combine_pieces(partial<T>& r, const partial<T>& a, const par
     }
     else
     {
-      // a lies inside the lane cut at m, after its start: still raw items.
+      // r lies inside the lane cut at m, after its start: still raw items.
       for (int k = 0; k < b.head_count; ++k)
       {
         r.set_head(r.head_count + k, b.head(k));
@@ -216,7 +219,7 @@ RK_HOST_DEVICE bool combine_pieces(partial<T>& r, const partial<T>& a, const par
       r.head_count += b.head_count;
     }
   }
-  for (; b_node < b.node_count; ++b_node)
+  for (int b_node = 0; b_node < b.node_count; ++b_node)
   {
     push_node(r, end, b.node(b_node), b.node_level[b_node], op);
   }
@@ -225,6 +228,18 @@ RK_HOST_DEVICE bool combine_pieces(partial<T>& r, const partial<T>& a, const par
     r.has_tail = 1;
     r.set_tail(b.tail());
   }
+}
+
+/// r = a then b; false (r untouched) if b does not start where a ends or the trees differ.
+template <class T, class Op>
+RK_HOST_DEVICE bool combine_pieces(partial<T>& r, const partial<T>& a, const partial<T>& b, Op& op)
+{
+  if (!joins(a, b))
+  {
+    return false;
+  }
+  r = a;
+  append_piece(r, b, op);
   return true;
 }
 

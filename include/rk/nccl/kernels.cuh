@@ -60,7 +60,11 @@ __device__ void finish_rank_partials(int ranks, Read&& read, const T& init, T* o
   for (int r = 1; r < ranks; ++r)
   {
     read(r, next);
-    whole = combine(whole, next, op);
+    if (!joins(whole, next))
+    {
+      __trap();
+    }
+    append_piece(whole, next, op);
   }
   if (whole.status != partial<T>::valid || whole.offset != 0)
   {
