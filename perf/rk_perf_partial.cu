@@ -5,6 +5,8 @@
 //  - rk::accumulator over 16 device chunks of 2^24 items against one rk::reduce_into of 2^28;
 //  - rk::accumulator over host data (32 GiB by default, in 1 GiB chunks), pageable and pinned,
 //    against cudaMemcpyAsync of the same bytes from the same memory into a device buffer;
+//  - rk::reduce_into with its count in device memory (rk::device_count) against the count on the
+//    host;
 //  - rk::combine and rk::finish of two pieces on the host.
 // Every result is checked against rk::reduce's bits before it is timed.
 //
@@ -134,6 +136,46 @@ void accumulator_row(const char* type, const rk_perf::timing_plan& plan, cudaStr
   misses += ratio > 1.05;
   std::printf("| %s | %.1f | %.1f | %.3f | %s |\n", type, t[0].median_us, t[1].median_us, ratio,
               ratio <= 1.05 ? "PASS" : "MISS");
+}
+
+/// rk::reduce_into with the count in device memory (rk::device_count) against the same call with
+/// the count on the host, and a read of the items.
+template <class F>
+void device_count_row(const char* type, int log2n, const rk_perf::timing_plan& plan, cudaStream_t stream, int& misses)
+{
+  const std::int64_t n = std::int64_t{1} << log2n;
+  const auto v         = spread<F>(n);
+  thrust::device_vector<F> out(2);
+  thrust::device_vector<std::int64_t> count(1, n);
+  thrust::device_vector<unsigned> sink(1);
+  F* o              = thrust::raw_pointer_cast(out.data());
+  const auto device = rk::device.on(stream);
+  rk::reduce_into(device, v.begin(), rk::device_count(count.data()), o, F(0), rk::plus{});
+  rk::reduce_into(device, v.begin(), v.end(), o + 1, F(0), rk::plus{});
+  RK_PERF_CHECK(cudaStreamSynchronize(stream));
+  if (!same_bits(F(out[0]), F(out[1])))
+  {
+    std::fprintf(stderr, "rk_perf_partial: %s 2^%d: the device count does not give the host count's bits\n", type,
+                 log2n);
+    std::exit(1);
+  }
+  const auto t = rk_perf::time_interleaved(
+    stream, plan,
+    {{"host count", [&] { rk::reduce_into(device, v.begin(), v.end(), o, F(0), rk::plus{}); }},
+     {"device count", [&] { rk::reduce_into(device, v.begin(), rk::device_count(count.data()), o, F(0), rk::plus{}); }},
+     {"probe", [&] {
+        rk_perf::probe_kernel<<<rk_perf::probe_blocks(), 256, 0, stream>>>(thrust::raw_pointer_cast(v.data()),
+                                                                           n * static_cast<std::int64_t>(sizeof(F)),
+                                                                           thrust::raw_pointer_cast(sink.data()), 0);
+      }}});
+  const double ratio = rk_perf::paired(t, 1, 0);
+  const bool pass    = log2n < 20 || ratio <= 1.10;
+  misses += !pass;
+  std::printf("| %s | 2^%d | %.2f | %.2f | %.2f | %.3f | %s |\n", type, log2n, t[0].median_us, t[1].median_us,
+              t[2].median_us, ratio,
+              log2n < 20 ? "(below 2^20)"
+              : pass     ? "PASS"
+                         : "MISS");
 }
 
 /// Host round trips of two contenders, alternated A B, B A, ...; the median of each.
@@ -307,6 +349,19 @@ int main(int argc, char** argv)
         return 1;
       }
     }
+  }
+  std::cout << "\nrk::reduce_into with the count in device memory (rk::device_count) against the count on the host "
+               "(rk::device). Target ≤ 1.10× from 2^20.\n\n"
+            << "| type | n | host count µs | device count µs | probe µs | device / host count | target |\n"
+            << "| --- | ---: | ---: | ---: | ---: | ---: | :---: |\n"
+            << std::flush;
+  for (int log2n : {12, 16, 20, 24, 28})
+  {
+    device_count_row<float>("float", log2n, plan, stream, misses);
+  }
+  for (int log2n : {20, 27})
+  {
+    device_count_row<double>("double", log2n, plan, stream, misses);
   }
   std::cout << "\nrk::combine then rk::finish of two pieces on the host (µs per pair). Target < 2 µs.\n\n"
             << "| type | µs | target |\n| --- | ---: | :---: |\n";

@@ -4,6 +4,7 @@
 // rk::reduce's tree, counted in input items.
 
 #include <rk/detail/input_adaptors.hpp>
+#include <rk/device_count.hpp>
 #include <rk/flat_reduce.hpp>
 
 #include <type_traits>
@@ -41,5 +42,15 @@ void transform_reduce_into(Policy&& policy, InputIt first, InputIt last, OutputP
   using input = detail::transformed_input<InputIt, UnaryOp, T>;
   reduce_into(policy.derived(), input(first, transform_op), input(last, transform_op), out, std::move(init),
               std::move(reduce_op));
+}
+
+/// The same over the `*n.count` items from `first`, a count in device memory (rk::device_count).
+template <class Policy, class InputIt, class Integer, class OutputPtr, class T, class BinaryOp, class UnaryOp,
+          class = std::enable_if_t<is_execution_policy_v<Policy>>>
+void transform_reduce_into(Policy&& policy, InputIt first, device_count_t<Integer> n, OutputPtr out, T init,
+                           BinaryOp reduce_op, UnaryOp transform_op)
+{
+  using input = detail::transformed_input<InputIt, UnaryOp, T>;
+  reduce_into(policy.derived(), input(first, transform_op), n, out, std::move(init), std::move(reduce_op));
 }
 } // namespace rk

@@ -30,12 +30,13 @@ struct range_plan
   int blocks;      ///< grid size
 };
 
-inline int grid_size(const range_plan& plan)
+__host__ __device__ inline int grid_size(const range_plan& plan)
 {
   return plan.blocks;
 }
 
-inline range_plan make_range_plan(offset_t size, int chunk_items, offset_t max_blocks, offset_t min_items_per_block)
+__host__ __device__ inline range_plan make_range_plan(offset_t size, int chunk_items, offset_t max_blocks,
+                                                      offset_t min_items_per_block)
 {
   const offset_t chunks = size / chunk_items;
   offset_t blocks       = ceil_div(size, min_items_per_block);

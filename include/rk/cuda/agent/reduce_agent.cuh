@@ -114,7 +114,7 @@ struct reduce_agent
     return cap;
   }
 
-  static plan_type plan(offset_t n, offset_t max_blocks)
+  __host__ __device__ static plan_type plan(offset_t n, offset_t max_blocks)
   {
     const offset_t min_chunks = offset_t{tuning.min_chunks_per_warp} * (block_threads / warp_threads);
     if constexpr (pairwise)
@@ -127,6 +127,24 @@ struct reduce_agent
     else
     {
       return make_range_plan(n, chunk_items, max_blocks, static_cast<offset_t>(chunk_items) * min_chunks);
+    }
+  }
+
+  /// The most scratch values a plan of at most `max_items` items on `max_blocks` blocks writes (a
+  /// count in device memory: its scratch is leased before the count is known). Below
+  /// max_node_level a split has at most two nodes a part; capped at it, the most items have the
+  /// most nodes.
+  static offset_t max_partial_values(offset_t max_items, offset_t max_blocks)
+  {
+    if constexpr (pairwise)
+    {
+      const offset_t most_items_nodes = plan(max_items, max_blocks).split.nodes();
+      const offset_t nodes            = most_items_nodes > 2 * max_blocks ? most_items_nodes : 2 * max_blocks;
+      return nodes + piece_slots(max_blocks);
+    }
+    else
+    {
+      return max_blocks;
     }
   }
 

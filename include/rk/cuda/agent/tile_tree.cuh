@@ -39,7 +39,7 @@ struct tree_plan
   tile_split split;
 };
 
-inline int grid_size(const tree_plan& plan)
+__host__ __device__ inline int grid_size(const tree_plan& plan)
 {
   return static_cast<int>(plan.split.parts);
 }

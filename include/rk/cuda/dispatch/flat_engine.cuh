@@ -152,6 +152,37 @@ void enqueue_reduction(Input input, std::int64_t n, const initial_value<T>& init
   });
 }
 
+/// The most items a count in device memory may name: the counted reduction's scratch is sized for
+/// a plan of this many (a few hundred kB at most; rk::device_count).
+inline constexpr offset_t max_device_count = offset_t{1} << 46;
+
+/// Enqueues the reduction of the `*count` items from `input`, read when the kernel runs, with
+/// `init` into device memory `out`: one rk::single_pass kernel on the grid the host's plan would
+/// take at most (its blocks make the plan from the count: counted_single_pass_kernel), with
+/// scratch for the largest plan. The backend's own plan is kept, so its bits: rk::two_pass's grid
+/// cap for rk::two_pass, rk::single_pass's otherwise (rk::device's integer sums, which it may give
+/// to rk::atomic when it knows the count, have the same bits on the tree).
+template <gpu_backend Backend, class Provider, class Input, class T, class Op, class Count>
+void enqueue_counted_reduction(Input input, const Count* count, const initial_value<T>& init, T* out, const Op& op,
+                               cudaStream_t stream, const device_facts& device)
+{
+  static_assert(Backend != gpu_backend::atomic,
+                "rk::device_count needs rk::reduce's tree, whose plan the GPU can make from the count: use "
+                "rk::device, rk::single_pass or rk::two_pass instead of rk::atomic");
+  using grid_launcher = std::conditional_t<Backend == gpu_backend::two_pass, two_pass_launcher<Provider, Input, T, Op>,
+                                           single_pass_launcher<Provider, Input, T, Op>>;
+  using agent         = typename single_pass_launcher<Provider, Input, T, Op>::agent;
+  const offset_t max_blocks = grid_launcher::max_blocks(device);
+  const offset_t max_values = agent::max_partial_values(max_device_count, max_blocks);
+  scratch_lease scratch     = lease_scratch(device.ordinal, stream, grid_counter_words, sizeof(T),
+                                            static_cast<std::size_t>(max_values) * sizeof(T));
+  launch_kernel(counted_single_pass_kernel<agent, Input, T, Op, Count>, static_cast<unsigned>(max_blocks),
+                agent::block_threads, stream, "rk::reduce_into with rk::device_count: launching the kernel", input,
+                count, max_blocks, max_device_count, static_cast<T*>(scratch.partials),
+                reinterpret_cast<grid_counters*>(scratch.counters), init, out, op);
+  scratch.close();
+}
+
 /// The value-returning reduction of n >= 1 items: enqueues it with the final block writing a
 /// pinned host slot, waits, and returns the value.
 template <gpu_backend Backend, class Provider, class InputIt, class T, class Op>

@@ -4,6 +4,7 @@
 
 #include <rk/cuda/dispatch/common.cuh>
 #include <rk/cuda/dispatch/flat_engine.cuh>
+#include <rk/device_count.hpp>
 #include <rk/flat_reduce.hpp>
 
 #include <cstdint>
@@ -66,5 +67,39 @@ template <gpu_backend Backend, class Provider, class InputIt, class OutputPtr, c
 void reduce_into(const gpu_policy<Backend, Provider>& policy, InputIt first, InputIt last, OutputPtr out, T init)
 {
   reduce_into(policy, first, last, out, init, plus{});
+}
+
+/// Stream-ordered form over the `*n.count` items from `first`, a count in device memory read when
+/// the reduction runs (rk::device_count): no host synchronization, capturable, and a replay reads
+/// the count it holds then. rk::reduce_into's semantics and bits otherwise; rk::atomic is not
+/// offered (a static_assert says so).
+///
+/// \code
+/// rk::reduce_into(rk::device.on(s), kept.begin(), rk::device_count(d_kept), d_out, 0.0f, rk::plus{});
+/// \endcode
+template <gpu_backend Backend, class Provider, class InputIt, class Integer, class OutputPtr, class T, class BinaryOp>
+void reduce_into(const gpu_policy<Backend, Provider>& policy, InputIt first, device_count_t<Integer> n, OutputPtr out,
+                 T init, BinaryOp user_op)
+{
+  const auto op                      = detail::gpu_operator<Backend, InputIt, T>(user_op);
+  const detail::device_facts& device = detail::current_device_facts();
+  T* result                          = detail::to_device_result<T>(out, device);
+  if (n.count == nullptr)
+  {
+    throw error("rk::reduce_into: rk::device_count was given a null pointer; pass a pointer to the count in device "
+                "memory");
+  }
+  detail::check_device_accessible(n.count, "the count (rk::device_count)", device);
+  detail::with_kernel_input(first, &device, [&](auto input) {
+    detail::enqueue_counted_reduction<Backend, Provider>(input, n.count, detail::with_init(init), result, op,
+                                                         policy.stream, device);
+  });
+}
+
+template <gpu_backend Backend, class Provider, class InputIt, class Integer, class OutputPtr, class T>
+void reduce_into(const gpu_policy<Backend, Provider>& policy, InputIt first, device_count_t<Integer> n, OutputPtr out,
+                 T init)
+{
+  reduce_into(policy, first, n, out, init, plus{});
 }
 } // namespace rk

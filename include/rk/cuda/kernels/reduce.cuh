@@ -6,7 +6,8 @@
 // rk/cuda/agent/tile_tree.cuh) every block stores its node values and the pieces of the nodes its
 // boundaries cut:
 //   two-pass     a second one-block kernel finishes the cut nodes and runs the final tree
-//   single-pass  the last block to finish does what two-pass's second kernel does
+//   single-pass  the last block to finish does what two-pass's second kernel does (and, with a
+//                count in device memory, every block first makes the plan from it)
 // Under the grid-ordered tree (rk/cuda/agent/grid_ordered.cuh) every block reduces its share to one value:
 //   two-pass     store the block's result; a second one-block kernel reduces the results
 //   single-pass  store the block's result; the last block to finish reduces all of them
@@ -21,6 +22,9 @@
 #include <rk/detail/store.hpp>
 
 #include <cuda/atomic>
+
+#include <cstdio>
+#include <type_traits>
 
 namespace rk::detail
 {
@@ -72,10 +76,12 @@ __global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks_per_sm
   }
 }
 
+/// rk::single_pass's block: the agent's body on this block's share of `plan`, which `blocks`
+/// blocks run, and the last of them to arrive finishes.
 template <class Agent, class Input, class T, class Op>
-__global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks_per_sm)
-  single_pass_kernel(Input first, typename Agent::plan_type plan, T* partials, grid_counters* counters,
-                     initial_value<T> init, T* out, Op op)
+__device__ __forceinline__ void single_pass_block(Input first, const typename Agent::plan_type& plan, unsigned blocks,
+                                                  T* partials, grid_counters* counters, const initial_value<T>& init,
+                                                  T* out, Op& op)
 {
   __shared__ bool is_last;
   if constexpr (Agent::pairwise)
@@ -92,7 +98,7 @@ __global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks_per_sm
       }
       return;
     }
-    if (!part_arrives_last(counters->arrivals, gridDim.x))
+    if (!part_arrives_last(counters->arrivals, blocks))
     {
       return;
     }
@@ -118,7 +124,7 @@ __global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks_per_sm
     if (threadIdx.x == 0)
     {
       store_every_byte(partials + blockIdx.x, total);
-      is_last = arrive_last(counters->arrivals, gridDim.x);
+      is_last = arrive_last(counters->arrivals, blocks);
     }
     __syncthreads();
     if (!is_last)
@@ -134,6 +140,60 @@ __global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks_per_sm
       store_every_byte<T>(out, init.combine(all, op));
     }
   }
+}
+
+template <class Agent, class Input, class T, class Op>
+__global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks_per_sm)
+  single_pass_kernel(Input first, typename Agent::plan_type plan, T* partials, grid_counters* counters,
+                     initial_value<T> init, T* out, Op op)
+{
+  single_pass_block<Agent>(first, plan, gridDim.x, partials, counters, init, out, op);
+}
+
+/// rk::reduce_into with rk::device_count: rk::single_pass over the count that `*count` holds when
+/// the kernel runs (a kernel earlier on the stream may have written it), so nothing waits on the
+/// host and a graph replay reads the count anew. Every block reads it and makes the plan the host
+/// would have made for it on `max_blocks` blocks (the same plan, so the same bits); blocks past the
+/// plan's grid leave at once. An empty range stores init (op never called). A count that is
+/// negative, or above `max_items` (what the scratch was sized for), stops the kernel with a trap
+/// and a message: the call's error surfaces at the stream's next synchronization.
+template <class Agent, class Input, class T, class Op, class Count>
+__global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks_per_sm)
+  counted_single_pass_kernel(Input first, const Count* count, offset_t max_blocks, offset_t max_items, T* partials,
+                             grid_counters* counters, initial_value<T> init, T* out, Op op)
+{
+  const Count c = *count;
+  bool outside  = static_cast<unsigned long long>(c) > static_cast<unsigned long long>(max_items);
+  if constexpr (std::is_signed_v<Count>)
+  {
+    outside = c < Count{0} || outside;
+  }
+  if (outside)
+  {
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+    {
+      printf("rk::reduce_into with rk::device_count: the count in device memory is %lld, outside [0, %lld]: "
+             "stopping the kernel\n",
+             static_cast<long long>(c), static_cast<long long>(max_items));
+    }
+    __trap();
+  }
+  const offset_t n = static_cast<offset_t>(c);
+  if (n == 0)
+  {
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+    {
+      store_every_byte<T>(out, init.value.value);
+    }
+    return;
+  }
+  const typename Agent::plan_type plan = Agent::plan(n, max_blocks);
+  const unsigned blocks                = static_cast<unsigned>(grid_size(plan));
+  if (blockIdx.x >= blocks)
+  {
+    return;
+  }
+  single_pass_block<Agent>(first, plan, blocks, partials, counters, init, out, op);
 }
 
 template <class Agent, class Input, class T, class Op>
