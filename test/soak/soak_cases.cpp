@@ -64,6 +64,10 @@ std::string call::describe() const
   std::ostringstream s;
   s << name(a) << " of " << name(k) << " on " << name(p) << ", n = " << n << ", start " << offset
     << " items past an allocation, " << (fancy ? "items from a transform iterator" : "items in memory");
+  if (count_on_device())
+  {
+    s << ", the count in device memory";
+  }
   if (segmented())
   {
     s << ", segments " << name(segments) << " around " << typical << " items";

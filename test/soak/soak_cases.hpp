@@ -529,6 +529,11 @@ struct call
   {
     return a == algorithm::reduce_partial || a == algorithm::accumulator;
   }
+  /// reduce_into with its count in device memory (rk::device_count): one tree-policy call in two.
+  bool count_on_device() const
+  {
+    return a == algorithm::reduce_into && p != policy::atomic && (data_seed & 1) != 0;
+  }
 
   std::string describe() const;
 };

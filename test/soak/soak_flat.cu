@@ -5,6 +5,7 @@
 #include "soak_run.cuh"
 
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 namespace soak
@@ -51,6 +52,18 @@ void check_reduce_into(const call& c, cudaStream_t stream, outcome& o)
     if constexpr (is_gpu_policy_v<decltype(p)>)
     {
       const device_items<C> items(c, host, stream);
+      if constexpr (!std::is_same_v<std::decay_t<decltype(p)>, rk::atomic_policy>)
+      {
+        if (c.count_on_device())
+        {
+          // The count in device memory, written on the stream just before (rk::device_count).
+          const device_array<std::int64_t> count(1, stream);
+          check_cuda(cudaMemcpyAsync(count.get(), &c.n, sizeof(c.n), cudaMemcpyHostToDevice, stream),
+                     "writing the count");
+          rk::reduce_into(p, items.begin(), rk::device_count(count.get()), out.ptr(), C::init(), typename C::op{});
+          return;
+        }
+      }
       rk::reduce_into(p, items.begin(), items.begin() + c.n, out.ptr(), C::init(), typename C::op{});
     }
   });
