@@ -285,11 +285,11 @@ namespace detail
 {
 /// op(init, root) of a valid record that starts at 0 and holds at least one item: its last lane
 /// (short, where the sequence ends inside it) joins the nodes like any lane, and the pending nodes
-/// combine from the right, the tree's rule at its right edge.
+/// combine from the right, the tree's rule at its right edge. The record's nodes are used up (a
+/// device caller's record in local memory is not copied again).
 template <class T, class BinaryOp>
-RK_HOST_DEVICE T finish_whole(const partial<T>& whole, T init, BinaryOp& op)
+RK_HOST_DEVICE T finish_in_place(partial<T>& nodes, T init, BinaryOp& op)
 {
-  partial<T> nodes  = whole;
   std::uint64_t end = nodes_end(nodes);
   if (nodes.has_tail)
   {
@@ -301,6 +301,14 @@ RK_HOST_DEVICE T finish_whole(const partial<T>& whole, T init, BinaryOp& op)
     acc = op(nodes.node(k), static_cast<T&&>(acc));
   }
   return op(static_cast<T&&>(init), static_cast<T&&>(acc));
+}
+
+/// finish_in_place of a copy.
+template <class T, class BinaryOp>
+RK_HOST_DEVICE T finish_whole(const partial<T>& whole, T init, BinaryOp& op)
+{
+  partial<T> nodes = whole;
+  return finish_in_place(nodes, static_cast<T&&>(init), op);
 }
 } // namespace detail
 

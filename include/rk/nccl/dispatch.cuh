@@ -149,7 +149,8 @@ void reduce_shards_exactly(const nccl_policy<Backend, Provider>& policy, const n
   const auto piece      = make_partial_launch<T>(policy.local, first, n, offset, user_op);
   const auto op         = device_operator<BinaryOp>::get(user_op);
 #if RK_NCCL_DEVICE_API
-  if (policy.workspace != nullptr && policy.workspace->symmetric())
+  if (policy.workspace != nullptr && policy.workspace->symmetric()
+      && alignof(partial<T>) <= symmetric_records::record_align)
   {
     const std::size_t record_bytes = align_up(sizeof(partial<T>), 256);
     scratch_lease scratch          = lease_scratch(device.ordinal, policy.stream(), piece.counter_words(), sizeof(T),
@@ -273,6 +274,7 @@ explanation explain_dispatch(const nccl_policy<Backend, Provider>& policy, Input
                                           : std::string("found with one ncclAllGather of the shard lengths, waited "
                                                         "for"))
               + (policy.workspace != nullptr && policy.workspace->symmetric()
+                     && alignof(partial<T>) <= detail::symmetric_records::record_align
                    ? std::string("), one kernel stores the record into every rank's symmetric memory "
                                  "(rk::nccl_workspace)")
                    : std::string("), one ncclAllGather shares the records")

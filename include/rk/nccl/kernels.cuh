@@ -49,17 +49,18 @@ __global__ void fold_shard_records_kernel(const maybe<T>* records, int ranks, T 
   ::new (static_cast<void*>(out)) T(acc);
 }
 
-/// *out = rk::finish(rk::combine(the ranks' records in rank order), init), record r read by
-/// read(r, into). Records that do not join (ranks that disagree on T, the operator or the item
-/// type) stop the kernel with a trap: a result from them would be garbage, silently.
-template <class T, class Read, class Op>
-__device__ void finish_rank_partials(int ranks, Read&& read, const T& init, T* out, Op& op)
+/// *out = rk::finish(rk::combine(the ranks' records in rank order), init): `whole` is rank 0's
+/// record, extended in place, and record(r) gives rank r's where it lies. No record is copied: one
+/// thread copying 800-byte records through local memory had made the symmetric step ~46 us, and
+/// with whole-record copies in 8-byte words still 14 us (H100, two ranks). Records that do not join
+/// (ranks that disagree on T, the operator or the item type) stop the kernel with a trap: a result
+/// from them would be garbage, silently.
+template <class T, class Record, class Op>
+__device__ void finish_rank_partials(partial<T>& whole, int ranks, Record&& record, const T& init, T* out, Op& op)
 {
-  partial<T> whole, next;
-  read(0, whole);
   for (int r = 1; r < ranks; ++r)
   {
-    read(r, next);
+    const partial<T>& next = record(r);
     if (!joins(whole, next))
     {
       __trap();
@@ -70,15 +71,15 @@ __device__ void finish_rank_partials(int ranks, Read&& read, const T& init, T* o
   {
     __trap();
   }
-  store_every_byte<T>(out, whole.length == 0 ? init : finish_whole(whole, init, op));
+  store_every_byte<T>(out, whole.length == 0 ? init : finish_in_place(whole, init, op));
 }
 
 /// out = rk::finish(rk::combine(records in rank order), init): the ranks' partials, one per rank,
-/// gathered.
+/// gathered into this call's scratch (rank 0's is extended in place).
 template <class T, class Op>
-__global__ void fold_shard_partials_kernel(const partial<T>* records, int ranks, T init, T* out, Op op)
+__global__ void fold_shard_partials_kernel(partial<T>* records, int ranks, T init, T* out, Op op)
 {
-  finish_rank_partials(ranks, [&](int r, partial<T>& into) { into = records[r]; }, init, out, op);
+  finish_rank_partials(records[0], ranks, [&](int r) -> const partial<T>& { return records[r]; }, init, out, op);
 }
 
 #if RK_NCCL_DEVICE_API
@@ -162,7 +163,7 @@ __global__ void __launch_bounds__(warp_threads)
 
 /// The symmetric step for partials, one warp: copies this rank's record (`mine`, in device memory,
 /// its used bytes: header, levels, head, tail and node_count nodes) into its slot of every peer's
-/// buffer, the warp's lanes 16 bytes each, and publishes it as the value step does; then waits for
+/// buffer, lane p to peer p, and publishes it as the value step does; then waits for
 /// every peer's record of this call and, in one thread, combines them in rank order and finishes
 /// after `init` into `out`. The record is read after the partial's kernel, earlier on the stream.
 template <class T, class Op>
@@ -171,34 +172,31 @@ __global__ void __launch_bounds__(warp_threads)
                                    T* out, Op op)
 {
   using layout = symmetric_records;
-  static_assert(sizeof(partial<T>) <= layout::record_bytes && layout::value_offset % 16 == 0
-                  && layout::slot_bytes % 16 == 0,
-                "rk::nccl_workspace's slots hold any rk::partial<T>, 16-byte aligned");
+  static_assert(sizeof(partial<T>) <= layout::record_bytes && alignof(partial<T>) <= layout::record_align,
+                "rk::nccl_workspace's slots hold an rk::partial<T> at its alignment (rk::nccl shares others with "
+                "ncclAllGather)");
   const int ranks               = comm.nRanks;
   const int me                  = comm.rank;
   auto* local                   = static_cast<unsigned char*>(ncclGetResourceBufferLocalPointer(comm, buffer));
   auto& counter                 = *reinterpret_cast<unsigned long long*>(local);
   const unsigned long long call = counter + 1;
 
-  const auto* bytes     = reinterpret_cast<const unsigned char*>(mine);
-  const std::size_t end = reinterpret_cast<const unsigned char*>(&mine->node_bytes[0]) - bytes
+  // Lane p copies the record's used bytes to peer p and publishes them with its own release store
+  // (a system-wide fence after the warp's copies had cost microseconds).
+  const auto* words     = reinterpret_cast<const uint4*>(mine); // scratch: 256-byte aligned and padded
+  const std::size_t end = reinterpret_cast<const unsigned char*>(&mine->node_bytes[0])
+                        - reinterpret_cast<const unsigned char*>(mine)
                         + static_cast<std::size_t>(mine->node_count) * sizeof(T);
-  const std::size_t words = (end + 15) / 16; // the record is 16-byte aligned and sized (scratch, alignas)
+  const std::size_t count = (end + 15) / 16;
   const std::size_t slot  = layout::slot_offset(call, me, ranks);
-  for (int peer = 0; peer < ranks; ++peer)
-  {
-    auto* remote = static_cast<unsigned char*>(ncclGetResourceBufferLsaPointer(comm, buffer, peer)) + slot;
-    for (std::size_t w = threadIdx.x; w < words; w += warp_threads)
-    {
-      reinterpret_cast<uint4*>(remote + layout::value_offset)[w] = reinterpret_cast<const uint4*>(bytes)[w];
-    }
-  }
-  // Every lane's stores before lane 0's release of the call numbers, across NVLink.
-  __threadfence_system();
-  __syncwarp();
   for (int peer = static_cast<int>(threadIdx.x); peer < ranks; peer += warp_threads)
   {
-    auto* remote  = static_cast<unsigned char*>(ncclGetResourceBufferLsaPointer(comm, buffer, peer)) + slot;
+    auto* remote = static_cast<unsigned char*>(ncclGetResourceBufferLsaPointer(comm, buffer, peer)) + slot;
+    auto* record = reinterpret_cast<uint4*>(remote + layout::record_offset);
+    for (std::size_t w = 0; w < count; ++w)
+    {
+      record[w] = words[w];
+    }
     auto* header  = reinterpret_cast<layout::slot_header*>(remote);
     header->valid = 1u;
     symmetric_call_word(header->call).store(call, cuda::memory_order_release);
@@ -206,15 +204,14 @@ __global__ void __launch_bounds__(warp_threads)
   wait_for_records(local, call, ranks);
   if (threadIdx.x == 0)
   {
-    finish_rank_partials(
-      ranks,
-      [&](int source, partial<T>& into) {
-        unsigned char* record = local + layout::slot_offset(call, source, ranks);
-        (void) symmetric_call_word(reinterpret_cast<layout::slot_header*>(record)->call)
-          .load(cuda::memory_order_acquire);
-        __builtin_memcpy(static_cast<void*>(&into), record + layout::value_offset, sizeof(partial<T>));
-      },
-      init, out, op);
+    // Rank 0's record is extended in place in this rank's buffer: its slot is not written again
+    // before this rank's next call has told rank 0 that this one is done (the two banks).
+    const auto record = [&](int source) -> partial<T>& {
+      unsigned char* at = local + layout::slot_offset(call, source, ranks);
+      (void) symmetric_call_word(reinterpret_cast<layout::slot_header*>(at)->call).load(cuda::memory_order_acquire);
+      return *reinterpret_cast<partial<T>*>(at + layout::record_offset);
+    };
+    finish_rank_partials(record(0), ranks, record, init, out, op);
     counter = call;
   }
 }

@@ -54,11 +54,15 @@ struct symmetric_records
   };
   static constexpr std::size_t header_bytes = 128; // the counter, alone in NCCL's 128-byte unit
   static constexpr std::size_t value_offset = sizeof(slot_header);
-  /// A slot holds a value of T or an rk::partial<T> record, for any T rk takes (at most
-  /// max_value_bytes): the record's values, and four values' room for its 162 bytes of header
-  /// and levels and the padding of its three arrays (each less than alignof(T) <= sizeof(T)).
-  static constexpr std::size_t record_bytes = (partial<char>::max_values + 4) * max_value_bytes;
-  static constexpr std::size_t slot_bytes   = (value_offset + record_bytes + 127) / 128 * 128;
+  /// A slot holds a value of T at value_offset, or an rk::partial<T> record at record_offset, for
+  /// any T rk takes (at most max_value_bytes): the record's values, and four values' room for its
+  /// 162 bytes of header and levels and the padding of its three arrays (each less than alignof(T)
+  /// <= sizeof(T)). The buffer, its header and its slots are 128-byte aligned, so a record is read
+  /// in place wherever alignof(rk::partial<T>) is at most 128.
+  static constexpr std::size_t record_offset = 128;
+  static constexpr std::size_t record_align  = 128;
+  static constexpr std::size_t record_bytes  = (partial<char>::max_values + 4) * max_value_bytes;
+  static constexpr std::size_t slot_bytes    = (record_offset + record_bytes + 127) / 128 * 128;
 
   RK_HOST_DEVICE static constexpr std::size_t bytes(int ranks) noexcept
   {

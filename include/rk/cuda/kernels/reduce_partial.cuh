@@ -92,9 +92,11 @@ __device__ void write_partial_ends(Input first, partial<T>* out, const partial_e
 /// once; of several, the last part to arrive at the node's word of `arrivals` finishes it (as
 /// single_pass_kernel finishes rk::reduce's split). The extra last block writes the ends. One
 /// launch instead of three: a piece of up to 2^20 items had cost ~9 us more than reduce_into
-/// in three (H100, rk_perf_partial).
+/// in three (H100, rk_perf_partial). rk::reduce's occupancy bound: without it the kernel took 120
+/// registers, two blocks an SM, and a piece of 2^28 floats 1.06-1.10x reduce_into (1.00-1.04x
+/// with it, H100).
 template <class VectorAgent, class ElementAgent, class Input, class T, class Op>
-__global__ void __launch_bounds__(VectorAgent::block_threads)
+__global__ void __launch_bounds__(VectorAgent::block_threads, VectorAgent::min_blocks_per_sm)
   partial_kernel(Input first, partial_ends ends, partial_work work, T* values, unsigned* arrivals, partial<T>* out,
                  Op op)
 {
