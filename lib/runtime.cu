@@ -3,6 +3,7 @@
 
 #include <rk/cuda/error.cuh>
 #include <rk/cuda/runtime.cuh>
+#include <rk/detail/device_errors.hpp>
 #include <rk/detail/integer.hpp>
 
 #include <cuda.h> // driver types only: the one driver call is resolved through the runtime
@@ -794,6 +795,14 @@ void rk::check_device_errors()
     return;
   }
   *word = 0;
+  if ((report & detail::count_report) != 0)
+  {
+    const unsigned long long magnitude = report & detail::count_report_magnitude;
+    throw error("rk::reduce_into with rk::device_count: an earlier call on device " + std::to_string(device)
+                + " read a count of " + ((report & detail::count_report_negative) != 0 ? "-" : "")
+                + std::to_string(magnitude) + (magnitude == detail::count_report_magnitude ? " or more" : "")
+                + " from device memory, outside [0, 2^46]; its output holds init");
+  }
   throw error("rk::segmented_reduce: an earlier call on device " + std::to_string(device) + " was given segment "
               + std::to_string(report - 1)
               + ", which ends before it begins (decreasing CSR offsets, or a CUB-form end below its begin); its "

@@ -24,10 +24,10 @@ struct device_count_t
 /// out, init, op), where `count` points to an integer in device memory that the GPU reads when the
 /// reduction runs: a kernel earlier on the stream may write it, nothing waits on the host, and a
 /// captured call replayed reads the count it holds then. Same bits as the call with the count on
-/// the host. Any integer type of up to 64 bits; a negative count, or one above 2^46 items (what the
-/// call's scratch is sized for), stops the reduction's kernel with a message (the call's error
-/// surfaces at the stream's next synchronization). GPU policies with rk::reduce's tree: rk::device,
-/// rk::single_pass, rk::two_pass.
+/// the host. Any integer type of up to 64 bits. A negative count, or one above 2^46 items (what the
+/// call's scratch is sized for), is found on the device: the output gets init, and
+/// rk::check_device_errors() (which the next such call makes first) throws rk::error naming the
+/// count. GPU policies with rk::reduce's tree: rk::device, rk::single_pass, rk::two_pass.
 template <class Integer>
 constexpr device_count_t<Integer> device_count(const Integer* count) noexcept
 {

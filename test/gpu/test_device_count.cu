@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -49,7 +50,7 @@ void check_counted(const Policy& policy, It first, std::int64_t available, const
   thrust::device_vector<T> out(2);
   for (const std::int64_t n : counts)
   {
-    if (n > available)
+    if (n > available || static_cast<std::uint64_t>(n) > static_cast<std::uint64_t>(std::numeric_limits<Count>::max()))
     {
       continue;
     }
@@ -178,6 +179,39 @@ RK_GPU_TEST_CASE("rk::device_count: a captured call replays with the count the p
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
   cudaStreamDestroy(stream);
+}
+
+RK_GPU_TEST_CASE("rk::device_count: a negative count, or one above 2^46, stores init and is thrown by the next check")
+{
+  const thrust::device_vector<float> f(100, 1.0f);
+  thrust::device_vector<float> out(1, -1.0f);
+  rk::check_device_errors(); // nothing pending from earlier cases
+  thrust::device_vector<std::int16_t> negative(1, std::int16_t{-5});
+  rk::reduce_into(rk::device, f.begin(), rk::device_count(negative.data()), out.data(), 0.5f, rk::plus{});
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  const float init_stored = out[0];
+  CHECK(init_stored == 0.5f);
+  try
+  {
+    rk::check_device_errors();
+    FAIL("the negative count was not reported");
+  }
+  catch (const rk::error& e)
+  {
+    CHECK(std::string(e.what()).find("rk::device_count") != std::string::npos);
+    CHECK(std::string(e.what()).find("count of -5") != std::string::npos);
+  }
+  // Too large, on rk::two_pass; the next counted call throws it before it runs.
+  thrust::device_vector<std::uint64_t> huge(1, (std::uint64_t{1} << 46) + 1);
+  rk::reduce_into(rk::two_pass, f.begin(), rk::device_count(huge.data()), out.data(), 0.25f, rk::plus{});
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  const float second = out[0];
+  CHECK(second == 0.25f);
+  thrust::device_vector<std::int64_t> fine(1, 100);
+  CHECK_THROWS_AS(rk::reduce_into(rk::device, f.begin(), rk::device_count(fine.data()), out.data(), 0.0f), rk::error);
+  rk::reduce_into(rk::device, f.begin(), rk::device_count(fine.data()), out.data(), 0.0f);
+  const float hundred = out[0];
+  CHECK(hundred == 100.0f);
 }
 
 RK_GPU_TEST_CASE("rk::device_count: a null count, or one the GPU cannot read, throws rk::error before anything runs")

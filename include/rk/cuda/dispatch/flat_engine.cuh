@@ -179,7 +179,7 @@ void enqueue_counted_reduction(Input input, const Count* count, const initial_va
   launch_kernel(counted_single_pass_kernel<agent, Input, T, Op, Count>, static_cast<unsigned>(max_blocks),
                 agent::block_threads, stream, "rk::reduce_into with rk::device_count: launching the kernel", input,
                 count, max_blocks, max_device_count, static_cast<T*>(scratch.partials),
-                reinterpret_cast<grid_counters*>(scratch.counters), init, out, op);
+                reinterpret_cast<grid_counters*>(scratch.counters), device_error_word(device.ordinal), init, out, op);
   scratch.close();
 }
 

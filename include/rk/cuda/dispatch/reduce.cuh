@@ -72,7 +72,8 @@ void reduce_into(const gpu_policy<Backend, Provider>& policy, InputIt first, Inp
 /// Stream-ordered form over the `*n.count` items from `first`, a count in device memory read when
 /// the reduction runs (rk::device_count): no host synchronization, capturable, and a replay reads
 /// the count it holds then. rk::reduce_into's semantics and bits otherwise; rk::atomic is not
-/// offered (a static_assert says so).
+/// offered (a static_assert says so). A bad count found on the device (negative, or above 2^46)
+/// stores init and is thrown by rk::check_device_errors, which this call makes first.
 ///
 /// \code
 /// rk::reduce_into(rk::device.on(s), kept.begin(), rk::device_count(d_kept), d_out, 0.0f, rk::plus{});
@@ -90,6 +91,7 @@ void reduce_into(const gpu_policy<Backend, Provider>& policy, InputIt first, dev
                 "memory");
   }
   detail::check_device_accessible(n.count, "the count (rk::device_count)", device);
+  check_device_errors(); // an earlier call's bad count (or segment), reported now rather than never
   detail::with_kernel_input(first, &device, [&](auto input) {
     detail::enqueue_counted_reduction<Backend, Provider>(input, n.count, detail::with_init(init), result, op,
                                                          policy.stream, device);

@@ -19,11 +19,11 @@
 #include <rk/cuda/primitives/arrival.cuh>
 #include <rk/cuda/primitives/atomic_combine.cuh>
 #include <rk/cuda/tuning.cuh>
+#include <rk/detail/device_errors.hpp>
 #include <rk/detail/store.hpp>
 
 #include <cuda/atomic>
 
-#include <cstdio>
 #include <type_traits>
 
 namespace rk::detail
@@ -155,12 +155,14 @@ __global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks_per_sm
 /// host and a graph replay reads the count anew. Every block reads it and makes the plan the host
 /// would have made for it on `max_blocks` blocks (the same plan, so the same bits); blocks past the
 /// plan's grid leave at once. An empty range stores init (op never called). A count that is
-/// negative, or above `max_items` (what the scratch was sized for), stops the kernel with a trap
-/// and a message: the call's error surfaces at the stream's next synchronization.
+/// negative, or above `max_items` (what the scratch was sized for), is reported in `error_word`
+/// (rk::check_device_errors throws it; the next such call does too) and stores init: a trap would
+/// end every later call in the process.
 template <class Agent, class Input, class T, class Op, class Count>
 __global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks_per_sm)
   counted_single_pass_kernel(Input first, const Count* count, offset_t max_blocks, offset_t max_items, T* partials,
-                             grid_counters* counters, initial_value<T> init, T* out, Op op)
+                             grid_counters* counters, unsigned long long* error_word, initial_value<T> init, T* out,
+                             Op op)
 {
   const Count c = *count;
   bool outside  = static_cast<unsigned long long>(c) > static_cast<unsigned long long>(max_items);
@@ -168,25 +170,19 @@ __global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks_per_sm
   {
     outside = c < Count{0} || outside;
   }
-  if (outside)
+  if (outside || c == Count{0})
   {
     if (blockIdx.x == 0 && threadIdx.x == 0)
     {
-      printf("rk::reduce_into with rk::device_count: the count in device memory is %lld, outside [0, %lld]: "
-             "stopping the kernel\n",
-             static_cast<long long>(c), static_cast<long long>(max_items));
-    }
-    __trap();
-  }
-  const offset_t n = static_cast<offset_t>(c);
-  if (n == 0)
-  {
-    if (blockIdx.x == 0 && threadIdx.x == 0)
-    {
+      if (outside)
+      {
+        atomicCAS(error_word, 0ull, encode_count_report(c));
+      }
       store_every_byte<T>(out, init.value.value);
     }
     return;
   }
+  const offset_t n                     = static_cast<offset_t>(c);
   const typename Agent::plan_type plan = Agent::plan(n, max_blocks);
   const unsigned blocks                = static_cast<unsigned>(grid_size(plan));
   if (blockIdx.x >= blocks)
