@@ -34,6 +34,17 @@ using rk_test::to_segment;
 /// Counts around the tree's tile and split boundaries, and above one block's reach.
 const std::vector<std::int64_t> counts = {0, 1, 2, 31, 1023, 4097, 100003, (std::int64_t{1} << 20) + 37};
 
+/// n spread floats (rk_test::spread_value) in device memory.
+thrust::device_vector<float> spread_floats(std::int64_t n)
+{
+  std::vector<float> floats;
+  for (std::int64_t i = 0; i < n; ++i)
+  {
+    floats.push_back(rk_test::spread_value<float>{}(i));
+  }
+  return thrust::device_vector<float>(floats.begin(), floats.end());
+}
+
 template <class T>
 bool same_bits(const T& a, const T& b)
 {
@@ -102,14 +113,9 @@ RK_GPU_TEST_CASE("rk::device_count: rk::reduce_into has the bits of the host-cou
 
 RK_GPU_TEST_CASE("rk::device_count: rk::transform_reduce_into, and a count of zero stores init without calling op")
 {
-  const std::int64_t n = 300007;
-  std::vector<float> floats;
-  for (std::int64_t i = 0; i < n; ++i)
-  {
-    floats.push_back(rk_test::spread_value<float>{}(i));
-  }
-  const thrust::device_vector<float> f(floats.begin(), floats.end());
-  const auto square = [] __device__(float x) { return static_cast<double>(x) * x; };
+  const std::int64_t n                 = 300007;
+  const thrust::device_vector<float> f = spread_floats(n);
+  const auto square                    = [] __device__(float x) { return static_cast<double>(x) * x; };
   thrust::device_vector<std::int64_t> d_n(1, n);
   thrust::device_vector<double> out(2);
   rk::transform_reduce_into(rk::device, f.begin(), rk::device_count(d_n.data()), out.data(), 1.0, rk::plus{}, square);
@@ -147,13 +153,8 @@ RK_GPU_TEST_CASE("rk::device_count: more than 2^31 items through an iterator")
 
 RK_GPU_TEST_CASE("rk::device_count: a captured call replays with the count the pointer holds then")
 {
-  const std::int64_t n = 500009;
-  std::vector<float> floats;
-  for (std::int64_t i = 0; i < n; ++i)
-  {
-    floats.push_back(rk_test::spread_value<float>{}(i));
-  }
-  const thrust::device_vector<float> f(floats.begin(), floats.end());
+  const std::int64_t n                 = 500009;
+  const thrust::device_vector<float> f = spread_floats(n);
   thrust::device_vector<std::int64_t> d_n(1, 0);
   thrust::device_vector<float> out(1);
   cudaStream_t stream{};

@@ -136,6 +136,15 @@ offset_t shard_offset_of(const nccl_policy<Backend, Provider>& policy, const ncc
   return offset;
 }
 
+/// Whether rk::nccl shares partials of T through the policy's workspace: it has symmetric memory,
+/// and its slots hold the record at its alignment.
+template <class T, gpu_backend Backend, class Provider>
+bool shares_partials_symmetrically(const nccl_policy<Backend, Provider>& policy)
+{
+  return RK_NCCL_DEVICE_API && policy.workspace != nullptr && policy.workspace->symmetric()
+      && alignof(partial<T>) <= symmetric_records::record_align;
+}
+
 /// The partials step: this rank's shard as an rk::partial at its offset, shared with every rank,
 /// combined in rank order and finished after `init` into `out` (device memory, or a pinned host
 /// slot), on every rank. Shared through the workspace's symmetric memory in one kernel where it
@@ -148,29 +157,27 @@ void reduce_shards_exactly(const nccl_policy<Backend, Provider>& policy, const n
   const offset_t offset = shard_offset_of(policy, me, n, device);
   const auto piece      = make_partial_launch<T>(policy.local, first, n, offset, user_op);
   const auto op         = device_operator<BinaryOp>::get(user_op);
+  const bool symmetric  = shares_partials_symmetrically<T>(policy);
+  // The records in this call's scratch: its own, or every rank's (the gather's receive buffer).
+  const std::size_t records_bytes = align_up(static_cast<std::size_t>(symmetric ? 1 : me.ranks) * sizeof(partial<T>),
+                                             256);
+  scratch_lease scratch           = lease_scratch(device.ordinal, policy.stream(), piece.counter_words(), sizeof(T),
+                                                  records_bytes + piece.scratch_bytes());
+  auto* records                   = static_cast<partial<T>*>(scratch.partials);
+  partial<T>* mine                = symmetric ? records : records + me.rank;
+  piece.enqueue(mine, static_cast<unsigned char*>(scratch.partials) + records_bytes, scratch.counters);
 #if RK_NCCL_DEVICE_API
-  if (policy.workspace != nullptr && policy.workspace->symmetric()
-      && alignof(partial<T>) <= symmetric_records::record_align)
+  if (symmetric)
   {
-    const std::size_t record_bytes = align_up(sizeof(partial<T>), 256);
-    scratch_lease scratch          = lease_scratch(device.ordinal, policy.stream(), piece.counter_words(), sizeof(T),
-                                                   record_bytes + piece.scratch_bytes());
-    auto* record                   = static_cast<partial<T>*>(scratch.partials);
-    piece.enqueue(record, static_cast<unsigned char*>(scratch.partials) + record_bytes, scratch.counters);
     launch_kernel(symmetric_gather_partials_kernel<T, decltype(op)>, 1, warp_threads, policy.stream(),
                   "rk::nccl: sharing and combining the shard partials (symmetric memory)",
-                  policy.workspace->device_comm(), policy.workspace->buffer(), record, init, out, op);
+                  policy.workspace->device_comm(), policy.workspace->buffer(), mine, init, out, op);
     scratch.close();
     return;
   }
 #endif
-  const std::size_t records_bytes = align_up(static_cast<std::size_t>(me.ranks) * sizeof(partial<T>), 256);
-  scratch_lease scratch           = lease_scratch(device.ordinal, policy.stream(), piece.counter_words(), sizeof(T),
-                                                  records_bytes + piece.scratch_bytes());
-  auto* records                   = static_cast<partial<T>*>(scratch.partials);
-  piece.enqueue(records + me.rank, static_cast<unsigned char*>(scratch.partials) + records_bytes, scratch.counters);
-  check_nccl(ncclAllGather(records + me.rank, records, sizeof(partial<T>), ncclUint8, policy.comm, policy.stream()),
-             policy.comm, "rk::nccl: ncclAllGather of the shard partials");
+  check_nccl(ncclAllGather(mine, records, sizeof(partial<T>), ncclUint8, policy.comm, policy.stream()), policy.comm,
+             "rk::nccl: ncclAllGather of the shard partials");
   launch_kernel(fold_shard_partials_kernel<T, decltype(op)>, 1, 1, policy.stream(),
                 "rk::nccl: combining the shard partials", records, me.ranks, init, out, op);
   scratch.close();
@@ -273,8 +280,7 @@ explanation explain_dispatch(const nccl_policy<Backend, Provider>& policy, Input
               + (policy.shard_offset >= 0 ? std::string("given")
                                           : std::string("found with one ncclAllGather of the shard lengths, waited "
                                                         "for"))
-              + (policy.workspace != nullptr && policy.workspace->symmetric()
-                     && alignof(partial<T>) <= detail::symmetric_records::record_align
+              + (detail::shares_partials_symmetrically<T>(policy)
                    ? std::string("), one kernel stores the record into every rank's symmetric memory "
                                  "(rk::nccl_workspace)")
                    : std::string("), one ncclAllGather shares the records")
