@@ -1,7 +1,7 @@
 // rk::segmented_reduce on rk::atomic, and on rk::device where it picks rk::atomic (integers bit
 // for bit against rk::host, floats within the issue's bound, a compare-and-swap route, the three
-// forms), and the long list's overflow on every GPU backend: more listed segments than the list
-// holds, the rest left to warps.
+// forms), and the long list's overflow on every GPU backend: more long-segment parts than the list
+// holds, the segments left over going to warps.
 
 #include "../support/segments.hpp"
 #include "../support/spread.hpp"
@@ -197,40 +197,57 @@ namespace
 /// Item i of the overflow test: small signed integers, so sums are exact in int64.
 struct small_item
 {
-  __host__ __device__ std::int8_t operator()(std::int64_t i) const
+  __host__ __device__ int operator()(std::int64_t i) const
   {
-    return static_cast<std::int8_t>(i % 9 - 4);
+    return static_cast<int>(i % 9 - 4);
   }
 };
 
-std::int64_t small_items_sum(std::int64_t begin, std::int64_t end)
+/// The sum of small_item over [0, end): every whole run of nine sums to zero.
+std::int64_t small_items_prefix(std::int64_t end)
 {
   std::int64_t sum = 0;
-  for (std::int64_t i = begin; i < end; ++i)
+  for (std::int64_t i = end / 9 * 9; i < end; ++i)
   {
     sum += i % 9 - 4;
   }
   return sum;
 }
+
+/// Offset s of the overflow test: equal segments of `size` items.
+struct equal_offsets
+{
+  std::int64_t size;
+  __host__ __device__ std::int64_t operator()(std::int64_t s) const
+  {
+    return s * size;
+  }
+};
 } // namespace
 
-RK_GPU_TEST_CASE("segmented_reduce: more long segments than the long list holds, on every GPU backend")
+RK_GPU_TEST_CASE(
+  "segmented_reduce: more long-segment parts than the long list holds (more than 2^31 items), on every GPU backend")
 {
-  // int8 items through an iterator: a tile is 1024 of them, so 16401 items (more than 16 tiles)
-  // go on the list. 9000 such segments overflow its 8192 entries; warps take the other 808.
-  const std::int64_t segments = rk_test::quick_mode() ? 8300 : 9000, size = 16401;
-  static_assert(rk::detail::long_segment_capacity == 8192, "the test overflows a list of 8192");
-  const auto items = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), small_item{});
+  // int32 items through an iterator, CSR offsets through another (the fixed-size form has its own
+  // engine and no list): a tile is 256 items, and a segment of 257 tiles is cut into three parts,
+  // so the segment that finds the list full has two of its parts inside it (marked as nobody's).
+  // 300 segments more than the list holds go to warps; 2.9 billion items in all.
+  constexpr std::int64_t tiles = 257, size = tiles * 256;
+  static_assert(rk::detail::long_segment_split(tiles).parts == 3, "a 257-tile segment is three parts");
+  static_assert(rk::detail::long_segment_part_capacity % 3 == 2, "the last segment listed leaves two parts free");
+  const std::int64_t segments = rk::detail::long_segment_part_capacity / 3 + 300;
+  const auto items   = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), small_item{});
+  const auto offsets = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), equal_offsets{size});
   std::vector<std::int64_t> expected(static_cast<std::size_t>(segments));
   for (std::int64_t s = 0; s < segments; ++s)
   {
-    expected[static_cast<std::size_t>(s)] = 2 + small_items_sum(s * size, (s + 1) * size);
+    expected[static_cast<std::size_t>(s)] = 2 + small_items_prefix((s + 1) * size) - small_items_prefix(s * size);
   }
   thrust::device_vector<std::int64_t> out(static_cast<std::size_t>(segments));
   std::vector<std::int64_t> got(static_cast<std::size_t>(segments));
   const auto check_backend = [&](auto policy) {
     thrust::fill(out.begin(), out.end(), std::int64_t{-1});
-    rk::segmented_reduce(policy, items, segments, size, out.begin(), std::int64_t{2});
+    rk::segmented_reduce(policy, items, offsets, offsets + segments + 1, out.begin(), std::int64_t{2});
     thrust::copy(out.begin(), out.end(), got.begin());
     CHECK(got == expected);
   };

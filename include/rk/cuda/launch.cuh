@@ -69,4 +69,54 @@ void launch_kernel(void (*kernel)(Params...), unsigned grid, unsigned block, cud
     throw cuda_error(status, what);
   }
 }
+/// launch_kernel for a kernel that may start before the kernel ahead of it in `stream` has ended
+/// (programmatic dependent launch): its blocks take free room on the GPU while that kernel's last
+/// blocks run, and must call wait_for_prior_grid() before they read anything it writes. The kernel
+/// ahead lets it start with allow_dependent_grid().
+template <class... Params, class... Args>
+void launch_dependent_kernel(void (*kernel)(Params...), unsigned grid, unsigned block, cudaStream_t stream,
+                             const char* what, const Args&... args)
+{
+  static_assert(sizeof...(Params) == sizeof...(Args), "launch_dependent_kernel: one argument per kernel parameter");
+  std::tuple<Params...> values(args...);
+  cudaLaunchAttribute attribute{};
+  attribute.id                                         = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim           = dim3(grid);
+  config.blockDim          = dim3(block);
+  config.dynamicSmemBytes  = 0;
+  config.stream            = stream;
+  config.attrs             = &attribute;
+  config.numAttrs          = 1;
+  const cudaError_t status = std::apply(
+    [&](auto&... value) {
+      void* pointers[] = {static_cast<void*>(&value)...};
+      return cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(kernel), pointers);
+    },
+    values);
+  if (status != cudaSuccess)
+  {
+    cudaGetLastError();
+    throw cuda_error(status, what);
+  }
+}
+
+/// In a kernel launched with launch_dependent_kernel: waits until the grid ahead of it has ended
+/// and its writes are visible.
+__device__ __forceinline__ void wait_for_prior_grid()
+{
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+/// In the kernel ahead of one launched with launch_dependent_kernel: lets that kernel's blocks
+/// start (they still wait for this grid's end before they read its writes).
+__device__ __forceinline__ void allow_dependent_grid()
+{
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" :::);
+#endif
+}
 } // namespace rk::detail

@@ -143,7 +143,7 @@ inline constexpr int final_values_in_flight = 4;
 
 // rk::segmented_reduce (and rk::reduce_by_key's long runs).
 
-/// Threads of the short-segment and plan kernels.
+/// Threads of the short-segment kernel.
 inline constexpr int segment_block_threads = 256;
 
 /// Batches of one-lane segments the short-segment kernel reduces in one step, each thread with
@@ -167,28 +167,38 @@ inline constexpr int window_tiles_in_flight = 2;
 /// Segments longer than this many tiles go on the long list, and fixed-size rows longer than it
 /// are cut into parts of rk::reduce's block body (32 tiles: 8192 int32, 4096 doubles, a window:
 /// a warp streams anything shorter with 16-byte loads). With 16, 8192 floats a segment took
-/// 173 us at 2^26 (8192 of them fill the list, and its one-block plan is the critical path)
-/// against 80.6 with 32, and 4096 doubles 262 against 137; 8192-float rows took 71.8 us as a
+/// 173 us at 2^26 (8192 of them filled the list of the time, whose one-block plan was the critical
+/// path) against 80.6 with 32, and 4096 doubles 262 against 137; 8192-float rows took 71.8 us as a
 /// block each against 64.2 on a warp each (H200). Before the warps' 16-byte loads, 32 had been
 /// slower for 4096-double segments (310 against 249 us, H100).
 inline constexpr offset_t long_segment_min_tiles = 32;
 static_assert(long_segment_min_tiles <= 32, "a warp's segment or row is one window of tiles at most");
 
-/// Segments on the long list at most; the scratch holds their parts' nodes and pieces and an
-/// arrival word for each. A segment that finds the list full goes to a warp, slow for millions of
-/// items: Pareto lengths (u^-1.26) at 2^28 doubles have 4,421 segments of more than 16 tiles, and
-/// at a capacity of 4096 that run took 148 ms on the H100 (CUB 14.6 ms).
-inline constexpr int long_segment_capacity = 8192;
+/// The tree level of a listed segment's parts: nodes of 2^level tiles (128: 32768 floats), one
+/// part each; a segment of at most that many tiles is one part. A part's fixed costs (taking it,
+/// reading its segment, warp 0's window trees, the arrival) want it long, the balance of the queue
+/// short. H200, float sums at 2^26 on rk::single_pass, segments of 16384 / 65536 / 2^24 items,
+/// and one segment (µs): level 5 93.8 / 87.2 / 85.5 / 82.6, level 6 77.6 / 80.7 / 79.6 / 82.5,
+/// level 7 77.9 / 79.1 / 76.9 / 78.4, level 8 78.3 / 72.5 / 74.6 / 74.1 but 168.9 against 142.6 for
+/// one segment of half the items beside millions of 1-8-item ones (its 512 parts leave the
+/// queue's tail to a few blocks).
+inline constexpr int long_segment_part_level = 7;
+
+/// Parts a listed segment is cut into at most (each one node of its tree, a window of 32 tiles for
+/// segments of up to this many windows, larger nodes past that): the block that finishes a
+/// segment folds this many node values, 16 per thread, four loads at a time.
+inline constexpr offset_t long_segment_max_parts = 4096;
+
+/// Parts a call's long list holds at most (each costs the scratch three words of record, an owner,
+/// a node value and an arrival word): enough for 2^28 doubles in segments of 4097 items, the most
+/// parts that many items make (131,042). A segment that finds the list full goes to a warp: slower
+/// for millions of items, never wrong.
+inline constexpr offset_t long_segment_part_capacity = offset_t{1} << 17;
 
 /// The long-segment kernel holds two block bodies (16-byte vectors and elements, for segments on
 /// and off the 16-byte grid); ptxas alone gives it 100-127 registers, two 256-thread blocks per
 /// SM, too few loads in flight. This asks for room for this many.
 inline constexpr int long_segment_min_blocks_per_sm = 4;
-
-/// Classes of part length, each half the one before, by which the plan orders the queue (greedy
-/// longest-first). In list order the power law's 10 segments of more than 2^20 items took 1.7x
-/// the listed items' read time in a model of the queue, 1.2x with these classes.
-inline constexpr int long_segment_part_classes = 8;
 
 // rk::segmented_reduce's fixed-size form (rk/cuda/agent/segment_rows.cuh). Measured on an H200
 // against a kernel that reads the items and writes the rows (float, 2^26 items).

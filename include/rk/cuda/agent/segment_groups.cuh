@@ -184,6 +184,21 @@ __device__ void reduce_queue(const Input& first, const segment_queue<BlockThread
   }
 }
 
+/// Offers a segment of more than long_segment_min_tiles tiles to the long list; a run of owner
+/// marks too long for this thread goes to the block's `wide` runs. Returns whether it was listed.
+template <class Item>
+__device__ __forceinline__ bool offer_long_segment(const long_segment_list& list, offset_t s, offset_t b, offset_t n,
+                                                   long_segment_list::owner_run* wide, int& wide_count)
+{
+  long_segment_list::owner_run run;
+  const bool listed = list.append(s, b, n, ceil_div<tile_items<Item>>(n), run);
+  if (run.count > 0)
+  {
+    wide[atomicAdd(&wide_count, 1)] = run;
+  }
+  return listed;
+}
+
 /// Segments by the group that reduces them: up to 4, 8 and 16 lanes' worth share a warp with
 /// others (8, 4, 2 per warp); longer ones take a warp each.
 inline constexpr int group_classes = 4;
@@ -203,6 +218,8 @@ __device__ __forceinline__ void reduce_short_segments(const Input& first, const 
   constexpr int tiny_lanes    = tiny_segment_lanes<Item>;
   __shared__ segment_queue<block_threads, int> groups[group_classes - 1]; // one tile at most
   __shared__ segment_queue<block_threads, offset_t> warps;
+  __shared__ long_segment_list::owner_run wide[block_threads]; // listed segments of many parts
+  __shared__ int wide_count;
   const offset_t count = segments.count;
   const offset_t begin = count * blockIdx.x / gridDim.x, end = count * (blockIdx.x + 1) / gridDim.x;
   for (offset_t batch = begin; batch < end;)
@@ -257,6 +274,7 @@ __device__ __forceinline__ void reduce_short_segments(const Input& first, const 
     if (threadIdx.x == 0)
     {
       warps.count = 0;
+      wide_count  = 0;
     }
     __syncthreads();
     const offset_t s = batch + threadIdx.x;
@@ -275,7 +293,8 @@ __device__ __forceinline__ void reduce_short_segments(const Input& first, const 
       {
         out[s] = apply_init(init, lane_fold<lane_items, T>(first, b, static_cast<int>(n), op), op);
       }
-      else if (n <= long_segment_min_tiles * tile_items<Item> || !list.append(s, b, n))
+      else if (n <= long_segment_min_tiles * tile_items<Item>
+               || !offer_long_segment<Item>(list, s, b, n, wide, wide_count))
       {
         const offset_t lanes = ceil_div<lane_items>(n);
         if (lanes <= 16)
@@ -300,6 +319,7 @@ __device__ __forceinline__ void reduce_short_segments(const Input& first, const 
       }
     }
     __syncthreads();
+    list.mark_wide<block_threads>(wide, wide_count);
     reduce_queue<4, block_threads, lane_items, T>(first, groups[0], batch, out, init, op);
     reduce_queue<8, block_threads, lane_items, T>(first, groups[1], batch, out, init, op);
     reduce_queue<16, block_threads, lane_items, T>(first, groups[2], batch, out, init, op);

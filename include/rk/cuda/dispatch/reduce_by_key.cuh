@@ -39,16 +39,15 @@ offset_t reduce_runs(const gpu_policy<Backend, Provider>& policy, Keys keys, std
   using shape               = run_pass_shape<key_type, item, T>;
   using long_segments       = bounded_segments<const Head*, const Head*>;
   using long_output         = thrust::permutation_iterator<RunValues, const Head*>;
-  const segmented_launch<Backend, Provider, Values, long_segments, long_output, T, Init, Op> launch(device);
-
-  const offset_t tiles = ceil_div(n, offset_t{shape::tile_items});
+  const offset_t tiles      = ceil_div(n, offset_t{shape::tile_items});
   if (tiles > INT_MAX)
   {
     throw error("rk::reduce_by_key: more than 2^31 tiles of keys (" + std::to_string(n) + " keys)");
   }
   // A long run has more than short_max items, or crosses a tile boundary.
   const offset_t capacity = n / (shape::short_max + 1) + tiles;
-  std::size_t tile_bytes  = 0;
+  const segmented_launch<Backend, Provider, Values, long_segments, long_output, T, Init, Op> launch(device, capacity);
+  std::size_t tile_bytes = 0;
   throw_on_error(run_tile_state<Head>::AllocationSize(static_cast<int>(tiles), tile_bytes),
                  "rk::reduce_by_key: sizing the run pass");
   const std::size_t list_bytes = align_up(static_cast<std::size_t>(capacity) * sizeof(Head), 256);

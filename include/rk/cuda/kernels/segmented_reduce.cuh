@@ -10,21 +10,21 @@
 //    time, and give each to a thread, a group of lanes or a warp by its length
 //    (rk/cuda/agent/segment_groups.cuh); segments longer than long_segment_min_tiles tiles go on
 //    the long list instead, while it has room (rk/cuda/agent/segment_planner.cuh).
-//  - the long list: a one-block plan kernel cuts every listed segment into parts of at most
-//    about a block's fair share of the listed items and queues them longest first;
-//    long_segments_kernel's blocks take parts from the queue and run rk::reduce's block body
-//    (tree_reduce_part) on each. A segment's parts are put together as rk::reduce's are: by
-//    a second kernel (two_pass), or by the last of its blocks to finish (single_pass: an arrival
-//    counter per listed segment, reset by its last user), which also puts together the nodes its
-//    part boundaries cut. rk::atomic runs the grid-ordered block body instead (as rk::reduce's
-//    atomic backend does): the short kernel seeds a listed segment's output with init, and every
-//    part combines its total into it with an atomic.
+//  - the long list: the short kernel cuts every listed segment into node-aligned parts as it
+//    lists it (long_segment_split) and queues them; long_segments_kernel's blocks take parts in
+//    queue order and run rk::reduce's block body (tree_reduce_part) on each. A segment's parts
+//    are put together as rk::reduce's are: by a second kernel (two_pass), or by the last of its
+//    blocks to finish (single_pass: an arrival counter per listed segment, reset by its last
+//    user). rk::atomic runs the grid-ordered block body instead (as rk::reduce's atomic backend
+//    does): the short kernel seeds a listed segment's output with init, and every part combines
+//    its total into it with an atomic.
 
 #include <rk/cuda/agent/segment_groups.cuh>
 #include <rk/cuda/agent/segment_parts.cuh>
 #include <rk/cuda/agent/segment_planner.cuh>
 #include <rk/cuda/agent/segment_rows.cuh>
 #include <rk/cuda/agent/tile_tree_finish.cuh>
+#include <rk/cuda/launch.cuh>
 #include <rk/cuda/primitives/arrival.cuh>
 #include <rk/cuda/primitives/atomic_combine.cuh>
 #include <rk/cuda/tuning.cuh>
@@ -37,20 +37,14 @@ __global__ void __launch_bounds__(segment_block_threads)
   short_segments_kernel(Input first, Segments segments, Out out, Init init, long_segment_list list,
                         unsigned long long* error_word, Op op)
 {
+  allow_dependent_grid(); // the long-segment kernel's blocks may take their place as these leave
   reduce_short_segments<Item, T, SeedListed>(first, segments, out, init, list, error_word, op);
 }
 
-/// The long list's plan (plan_long_segments), by one block.
-template <class Item>
-__global__ void __launch_bounds__(segment_block_threads) long_segments_plan_kernel(long_segment_list list)
-{
-  plan_long_segments<Item>(list);
-}
-
-/// The listed segments' parts, taken from the plan's queue until it is empty. Every part runs one
-/// block body (the reproducible tree's, or for part_join::atomic the grid-ordered one); `Join`
-/// is the backend's epilogue. The last block to leave returns the list's counters to zero, unless
-/// the finish kernel comes after it.
+/// The listed segments' parts, taken in queue order until it is empty. Every part runs one block
+/// body (the reproducible tree's, or for part_join::atomic the grid-ordered one); `Join` is the
+/// backend's epilogue. The last block to leave returns the list's counters to zero, unless the
+/// finish kernel comes after it.
 template <class VectorAgent, class ElementAgent, part_join Join, class T, class Input, class Out, class Init, class Op>
 __global__ void __launch_bounds__(VectorAgent::block_threads,
                                   long_segment_min_blocks_per_sm* VectorAgent::block_threads <= 2048
@@ -60,50 +54,56 @@ __global__ void __launch_bounds__(VectorAgent::block_threads,
 {
   static_assert(VectorAgent::block_threads == ElementAgent::block_threads, "both agents share the block");
   using item = typename VectorAgent::item;
-  __shared__ offset_t taken;
-  const offset_t listed = list.listed();
-  const offset_t jobs   = list.part_prefix[listed];
-  for (;;)
+  __shared__ unsigned taken;
+  wait_for_prior_grid(); // the short-segment kernel's list
+  const unsigned jobs = list.parts_queued();
+  if (threadIdx.x == 0)
   {
-    // Parts differ in length (a short listed segment is one part), so a block takes the next
-    // part when it is done rather than every gridDim.x-th.
+    taken = atomicAdd(list.parts_taken, 1u);
+  }
+  __syncthreads();
+  for (unsigned job = taken; job < jobs;)
+  {
+    // The next part's number is on its way while this one runs: most parts are a window of
+    // tiles, and a round trip per part would leave the block idle for it.
+    unsigned next = 0;
     if (threadIdx.x == 0)
     {
-      taken = atomicAdd(list.parts_taken, 1u);
+      next = atomicAdd(list.parts_taken, 1u);
     }
-    __syncthreads();
-    const offset_t job = taken;
-    if (job >= jobs)
+    const unsigned at = list.owner[job];
+    if (at != long_segment_list::no_owner)
     {
-      break;
-    }
-    const offset_t place  = listed_segment_of(list, listed, job);
-    const offset_t entry  = list.order[place];
-    const offset_t prefix = list.part_prefix[place];
-    const offset_t parts  = list.part_prefix[place + 1] - prefix;
-    const offset_t part   = job - prefix;
-    const offset_t n      = list.items[entry];
-    const offset_t s      = list.segment[entry];
-    if constexpr (Join == part_join::atomic)
-    {
-      (void) values;
-      (void) init;
-      const maybe<T> total = reduce_segment_range<VectorAgent, ElementAgent, T>(first, list.first_item[entry], n, parts,
-                                                                                part, op);
-      if (threadIdx.x == 0 && total.valid)
+      const offset_t n       = list.items[at];
+      const offset_t s       = list.segment[at];
+      const offset_t b       = list.first_item[at];
+      const tile_split split = long_segment_split(ceil_div<tile_items<item>>(n));
+      const offset_t part    = job - at;
+      if constexpr (Join == part_join::atomic)
       {
-        // The short kernel seeded out[s] with init (stream order makes that visible here).
-        atomic_combine(&out[s], total.slot.value, op);
+        (void) values;
+        (void) init;
+        const maybe<T> total = reduce_segment_range<VectorAgent, ElementAgent, T>(first, b, n, split.parts, part, op);
+        if (threadIdx.x == 0 && total.valid)
+        {
+          // The short kernel seeded out[s] with init (stream order makes that visible here).
+          atomic_combine(&out[s], total.slot.value, op);
+        }
+      }
+      else
+      {
+        reduce_tree_part<Join, VectorAgent, ElementAgent>(first, b, tree_plan{n, split}, part,
+                                                          tree_outputs<T>{values + at, nullptr},
+                                                          list.segment_arrivals + at, out, s, init, op);
       }
     }
-    else
+    __syncthreads(); // the block body's shared memory serves the next part, and `taken` changes
+    if (threadIdx.x == 0)
     {
-      const tree_plan plan = {n, make_tile_split(ceil_div<tile_items<item>>(n), parts)};
-      reduce_tree_part<Join, VectorAgent, ElementAgent>(first, list.first_item[entry], plan, part,
-                                                        list.outputs(values, place, prefix),
-                                                        list.segment_arrivals + entry, out, s, init, op);
+      taken = next;
     }
-    __syncthreads(); // the block body's shared memory serves the next part
+    __syncthreads();
+    job = taken;
   }
   if constexpr (Join != part_join::finish_kernel)
   {
@@ -114,27 +114,25 @@ __global__ void __launch_bounds__(VectorAgent::block_threads,
   }
 }
 
-/// two_pass: finishes every listed segment of more than one node: its cut nodes, then its final
-/// tree. A block per listed segment.
+/// two_pass: finishes every listed segment of more than one part: the tree over its parts' nodes.
+/// A block per listed segment.
 template <int BlockThreads, class Item, class T, class Out, class Init, class Op>
 __global__ void __launch_bounds__(BlockThreads)
   long_segments_finish_kernel(long_segment_list list, T* values, Out out, Init init, Op op)
 {
-  const offset_t listed = list.listed();
-  for (offset_t place = blockIdx.x; place < listed; place += gridDim.x)
+  const unsigned listed = list.segments_listed();
+  for (unsigned place = blockIdx.x; place < listed; place += gridDim.x)
   {
-    const offset_t entry   = list.order[place];
-    const offset_t prefix  = list.part_prefix[place];
-    const offset_t parts   = list.part_prefix[place + 1] - prefix;
-    const tile_split split = make_tile_split(ceil_div<tile_items<Item>>(list.items[entry]), parts);
-    if (split.nodes() == 1)
+    const unsigned at      = list.listed[place];
+    const tile_split split = long_segment_split(ceil_div<tile_items<Item>>(list.items[at]));
+    if (split.parts == 1)
     {
       continue; // long_segments_kernel stored it
     }
-    const T all = finish_split<BlockThreads, T>(split, list.outputs(values, place, prefix), op);
+    const T all = finish_split<BlockThreads, T>(split, tree_outputs<T>{values + at, nullptr}, op);
     if (threadIdx.x == 0)
     {
-      out[list.segment[entry]] = apply_init(init, all, op);
+      out[list.segment[at]] = apply_init(init, all, op);
     }
     __syncthreads();
   }
