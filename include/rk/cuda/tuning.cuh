@@ -146,6 +146,15 @@ inline constexpr int final_values_in_flight = 4;
 /// Threads of the short-segment kernel.
 inline constexpr int segment_block_threads = 256;
 
+/// Blocks per SM the short-segment kernel is compiled for (a register budget: 48, with some
+/// spills). Its 1-8-item segments are bound by memory latency, so by the loads in flight per SM.
+/// With the long list's append inline, ptxas alone gave it 64 registers and four blocks; at five,
+/// 2^26 one-item segments took 388 / 369 / 482 us (int32 / float / double) against 399 / 399 / 520
+/// at four, 2-item ones 224 / 214 / 295 against 227 / 227 / 319, while int32's 8- and 32-item
+/// ones went from 95 to 101 and 104 to 109 (H200, one session). Before the append (one-block
+/// plan), 48 registers without the bound: int32 one-item segments 350 us.
+inline constexpr int short_segment_min_blocks_per_sm = 5;
+
 /// Batches of one-lane segments the short-segment kernel reduces in one step, each thread with
 /// this many segments in flight: a batch at a time, that path waits on a round trip per segment.
 inline constexpr int tiny_batches = 4;

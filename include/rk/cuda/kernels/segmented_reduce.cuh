@@ -33,7 +33,7 @@ namespace rk::detail
 {
 /// The short segments (and the offers to the long list): reduce_short_segments per block.
 template <class Item, class T, bool SeedListed, class Input, class Segments, class Out, class Init, class Op>
-__global__ void __launch_bounds__(segment_block_threads)
+__global__ void __launch_bounds__(segment_block_threads, short_segment_min_blocks_per_sm)
   short_segments_kernel(Input first, Segments segments, Out out, Init init, long_segment_list list,
                         unsigned long long* error_word, Op op)
 {
