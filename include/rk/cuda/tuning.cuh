@@ -193,9 +193,10 @@ static_assert(long_segment_min_tiles <= 32, "a warp's segment or row is one wind
 /// queue's tail to a few blocks).
 inline constexpr int long_segment_part_level = 7;
 
-/// Parts a listed segment is cut into at most (each one node of its tree, a window of 32 tiles for
-/// segments of up to this many windows, larger nodes past that): the block that finishes a
-/// segment folds this many node values, 16 per thread, four loads at a time.
+/// Parts a listed segment is cut into at most (each one node of its tree, of
+/// long_segment_part_level for segments of up to this many such nodes, larger nodes past that):
+/// the block that finishes a segment folds this many node values, 16 per thread, four loads at a
+/// time.
 inline constexpr offset_t long_segment_max_parts = 4096;
 
 /// Parts a call's long list holds at most (each costs the scratch three words of record, an owner,

@@ -5,10 +5,10 @@
 // (rk/cuda/kernels/segmented_reduce.cuh). There is no plan step: a segment's parts depend on its
 // own length only, so no block has to see the whole list first.
 //
-// A part is one node of the segment's tree (long_segment_split): a window of 32 tiles, or for a
-// segment of more than long_segment_max_parts windows the smallest larger power of two of tiles
-// that keeps it within that many parts. No part boundary cuts a node, so the parts store one node
-// value each and no pieces, and the tree's bits are the same as any other grouping's.
+// A part is one node of the segment's tree (long_segment_split): 2^long_segment_part_level tiles,
+// or for a segment of more than long_segment_max_parts such nodes the least larger power of two of
+// tiles that keeps it within that many parts. No part boundary cuts a node, so the parts store one
+// node value each and no pieces, and the tree's bits are the same as any other grouping's.
 
 #include <rk/cuda/agent/tile_tree.cuh>
 #include <rk/cuda/primitives/arrival.cuh>
@@ -21,9 +21,9 @@
 
 namespace rk::detail
 {
-/// How a listed segment of `tiles` tiles (more than one window) is cut: parts of one node each, of
-/// level window_level or, past long_segment_max_parts windows, the least level that keeps the
-/// parts within that bound.
+/// How a listed segment of `tiles` tiles is cut: parts of one node each, of level
+/// long_segment_part_level or, past long_segment_max_parts such nodes, the least level that keeps
+/// the parts within that bound (a segment of at most one node's tiles is one part).
 RK_HOST_DEVICE constexpr tile_split long_segment_split(offset_t tiles)
 {
   int level = long_segment_part_level;

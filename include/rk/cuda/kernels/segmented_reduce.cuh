@@ -64,8 +64,8 @@ __global__ void __launch_bounds__(VectorAgent::block_threads,
   __syncthreads();
   for (unsigned job = taken; job < jobs;)
   {
-    // The next part's number is on its way while this one runs: most parts are a window of
-    // tiles, and a round trip per part would leave the block idle for it.
+    // The next part's number is on its way while this one runs: a part is at most 128 tiles for
+    // most segments, and a round trip per part would leave the block idle for it.
     unsigned next = 0;
     if (threadIdx.x == 0)
     {
@@ -86,7 +86,7 @@ __global__ void __launch_bounds__(VectorAgent::block_threads,
         const maybe<T> total = reduce_segment_range<VectorAgent, ElementAgent, T>(first, b, n, split.parts, part, op);
         if (threadIdx.x == 0 && total.valid)
         {
-          // The short kernel seeded out[s] with init (stream order makes that visible here).
+          // The short kernel seeded out[s] with init (visible once wait_for_prior_grid returned).
           atomic_combine(&out[s], total.slot.value, op);
         }
       }
