@@ -223,20 +223,14 @@ struct equal_offsets
     return s * size;
   }
 };
-} // namespace
 
-RK_GPU_TEST_CASE(
-  "segmented_reduce: more long-segment parts than the long list holds (more than 2^31 items), on every GPU backend")
+/// `segments` equal segments of `tiles` int32 tiles (256 items each), items and CSR offsets through
+/// iterators (the fixed-size form has its own engine and no list), on every GPU backend, against
+/// sums computed here.
+void check_equal_long_segments(std::int64_t tiles, std::int64_t segments)
 {
-  // int32 items through an iterator, CSR offsets through another (the fixed-size form has its own
-  // engine and no list): a tile is 256 items, and a segment of 257 tiles is cut into three parts,
-  // so the segment that finds the list full has two of its parts inside it (marked as nobody's).
-  // 300 segments more than the list holds go to warps; 2.9 billion items in all.
-  constexpr std::int64_t tiles = 257, size = tiles * 256;
-  static_assert(rk::detail::long_segment_split(tiles).parts == 3, "a 257-tile segment is three parts");
-  static_assert(rk::detail::long_segment_part_capacity % 3 == 2, "the last segment listed leaves two parts free");
-  const std::int64_t segments = rk::detail::long_segment_part_capacity / 3 + 300;
-  const auto items   = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), small_item{});
+  const std::int64_t size = tiles * 256;
+  const auto items        = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), small_item{});
   const auto offsets = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), equal_offsets{size});
   std::vector<std::int64_t> expected(static_cast<std::size_t>(segments));
   for (std::int64_t s = 0; s < segments; ++s)
@@ -255,4 +249,20 @@ RK_GPU_TEST_CASE(
   check_backend(rk::two_pass);
   check_backend(rk::atomic);
   check_backend(rk::device);
+}
+} // namespace
+
+RK_GPU_TEST_CASE(
+  "segmented_reduce: more long-segment parts than the long list holds (more than 2^31 items), on every GPU backend")
+{
+  // A segment of 257 tiles is cut into three parts, so the segment that finds the list full has
+  // two of its parts inside it (marked as nobody's); 300 segments more than the list holds go to
+  // warps; 2.9 billion items in all.
+  static_assert(rk::detail::long_segment_split(257).parts == 3, "a 257-tile segment is three parts");
+  static_assert(rk::detail::long_segment_part_capacity % 3 == 2, "the last segment listed leaves two parts free");
+  check_equal_long_segments(257, rk::detail::long_segment_part_capacity / 3 + 300);
+  // Segments of 33 tiles are one part each: the list holds as many segments as parts (more than
+  // half its parts' worth: two_pass's list of segments must hold them all), then is full.
+  static_assert(rk::detail::long_segment_split(33).parts == 1, "a 33-tile segment is one part");
+  check_equal_long_segments(33, rk::detail::long_segment_part_capacity + 300);
 }

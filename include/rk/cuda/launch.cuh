@@ -69,15 +69,42 @@ void launch_kernel(void (*kernel)(Params...), unsigned grid, unsigned block, cud
     throw cuda_error(status, what);
   }
 }
+/// Whether `Kernel`, as the current device `device` runs it, was compiled for sm_90 or later, where
+/// wait_for_prior_grid() waits: a kernel built from older PTX (and run through the JIT) has no
+/// wait, so it must not start early. Asked once per (kernel, device) and cached.
+template <auto Kernel>
+bool waits_for_prior_grid(int device)
+{
+  static std::array<std::atomic<int>, max_cached_devices> cached{}; // 0 unknown, 1 no, 2 yes
+  if (device < 0 || device >= max_cached_devices)
+  {
+    throw error("rk: device ordinal " + std::to_string(device) + " is out of the supported range");
+  }
+  int known = cached[device].load(std::memory_order_relaxed);
+  if (known == 0)
+  {
+    cudaFuncAttributes attributes{};
+    throw_on_error(cudaFuncGetAttributes(&attributes, Kernel), "rk: cudaFuncGetAttributes");
+    known = attributes.ptxVersion >= 90 ? 2 : 1;
+    cached[device].store(known, std::memory_order_relaxed);
+  }
+  return known == 2;
+}
+
 /// launch_kernel for a kernel that may start before the kernel ahead of it in `stream` has ended
-/// (programmatic dependent launch): its blocks take free room on the GPU while that kernel's last
-/// blocks run, and must call wait_for_prior_grid() before they read anything it writes. The kernel
-/// ahead lets it start with allow_dependent_grid().
+/// (programmatic dependent launch, where `dependent`: waits_for_prior_grid): its blocks take free
+/// room on the GPU while that kernel's last blocks run, and must call wait_for_prior_grid() before
+/// they read anything it writes. The kernel ahead lets it start with allow_dependent_grid().
 template <class... Params, class... Args>
-void launch_dependent_kernel(void (*kernel)(Params...), unsigned grid, unsigned block, cudaStream_t stream,
-                             const char* what, const Args&... args)
+void launch_dependent_kernel(void (*kernel)(Params...), bool dependent, unsigned grid, unsigned block,
+                             cudaStream_t stream, const char* what, const Args&... args)
 {
   static_assert(sizeof...(Params) == sizeof...(Args), "launch_dependent_kernel: one argument per kernel parameter");
+  if (!dependent)
+  {
+    launch_kernel(kernel, grid, block, stream, what, args...);
+    return;
+  }
   std::tuple<Params...> values(args...);
   cudaLaunchAttribute attribute{};
   attribute.id                                         = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -103,7 +130,7 @@ void launch_dependent_kernel(void (*kernel)(Params...), unsigned grid, unsigned 
 }
 
 /// In a kernel launched with launch_dependent_kernel: waits until the grid ahead of it has ended
-/// and its writes are visible.
+/// and its writes are visible (compiled for sm_90 or later; waits_for_prior_grid tells the host).
 __device__ __forceinline__ void wait_for_prior_grid()
 {
 #if __CUDA_ARCH__ >= 900

@@ -200,9 +200,9 @@ inline constexpr int long_segment_part_level = 7;
 inline constexpr offset_t long_segment_max_parts = 4096;
 
 /// Parts a call's long list holds at most (each costs the scratch three words of record, an owner,
-/// a node value and an arrival word): enough for 2^28 doubles in segments of 4097 items, the most
-/// parts that many items make (131,042). A segment that finds the list full goes to a warp: slower
-/// for millions of items, never wrong.
+/// a list entry, a node value and an arrival word): twice the parts 2^28 doubles can make (65,520,
+/// as one-part segments of 4097 items, the shortest listed). A segment that finds the list full
+/// goes to a warp: slower for millions of items, never wrong.
 inline constexpr offset_t long_segment_part_capacity = offset_t{1} << 17;
 
 /// The long-segment kernel holds two block bodies (16-byte vectors and elements, for segments on

@@ -58,7 +58,7 @@ struct long_segment_list
   offset_t* first_item;        ///< [capacity] its first item, at its first part
   offset_t* items;             ///< [capacity] its length, at its first part
   unsigned* owner;             ///< [capacity] each part's segment's first part, or no_owner
-  unsigned* listed;            ///< [capacity / 2] the first part of each listed segment, in list order
+  unsigned* listed;            ///< [capacity] the first part of each listed segment, in list order
   offset_t capacity;           ///< parts
 
   /// Counter words the list takes from the call's scratch counters: offered (two words), then
@@ -71,8 +71,7 @@ struct long_segment_list
   static std::size_t array_bytes(offset_t capacity)
   {
     const auto parts = static_cast<std::size_t>(capacity);
-    return align_up(3 * parts * sizeof(offset_t) + parts * sizeof(unsigned) + (parts / 2 + 1) * sizeof(unsigned),
-                    std::size_t{256});
+    return align_up(3 * parts * sizeof(offset_t) + 2 * parts * sizeof(unsigned), std::size_t{256});
   }
 
   /// The list of `capacity` parts over array_bytes(capacity) of scratch at `arrays` and
@@ -135,8 +134,13 @@ struct long_segment_list
   /// when there is none).
   __device__ bool append(offset_t s, offset_t first, offset_t n, offset_t tiles, owner_run& wide) const
   {
-    wide.count                  = 0;
-    const auto parts            = static_cast<unsigned>(long_segment_split(tiles).parts);
+    wide.count             = 0;
+    const tile_split split = long_segment_split(tiles);
+    if (split.node_level > max_node_level)
+    {
+      return false; // more than 2^32 tiles: beyond the block body's node levels, a warp takes it
+    }
+    const auto parts            = static_cast<unsigned>(split.parts);
     const unsigned long long at = atomicAdd(offered, static_cast<unsigned long long>(parts));
     const auto cap              = static_cast<unsigned long long>(capacity);
     const bool fits             = at + parts <= cap;

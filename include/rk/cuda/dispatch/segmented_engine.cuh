@@ -48,6 +48,7 @@ struct segmented_launch
 
   std::int64_t short_cap;
   std::int64_t long_grid;
+  bool long_waits;   ///< the long kernel may start early (launch_dependent_kernel)
   offset_t capacity; ///< parts the long list holds
   std::size_t counter_words;
   std::size_t list_bytes;
@@ -61,6 +62,7 @@ struct segmented_launch
     short_cap = std::int64_t{resident_blocks_per_sm<short_kernel>(segment_block_threads, device.ordinal)}
               * device.multiprocessors;
     long_grid     = max_grid<long_kernel>(vector_agent::tuning, vector_agent::block_threads, device);
+    long_waits    = waits_for_prior_grid<long_kernel>(device.ordinal);
     capacity      = long_segment_parts_for(max_segments);
     counter_words = long_segment_list::counter_words(capacity);
     list_bytes    = long_segment_list::array_bytes(capacity);
@@ -91,14 +93,14 @@ struct segmented_launch
       // Launched to start as the short kernel's blocks leave: 2-3 µs less per call, whether or
       // not anything was listed (H200, float 2^26: 4096-item segments 70.4 -> 67.3 µs, one
       // segment 78.1 -> 75.9).
-      launch_dependent_kernel(long_kernel, static_cast<unsigned>(long_grid), vector_agent::block_threads, stream,
-                              "rk::segmented_reduce: launching the long-segment kernel", input, list, values, output,
-                              init, op);
+      launch_dependent_kernel(long_kernel, long_waits, static_cast<unsigned>(long_grid), vector_agent::block_threads,
+                              stream, "rk::segmented_reduce: launching the long-segment kernel", input, list, values,
+                              output, init, op);
       if constexpr (join == part_join::finish_kernel)
       {
         constexpr int finish_threads = vector_agent::block_threads;
         launch_kernel(long_segments_finish_kernel<finish_threads, item, T, Output, Init, Op>,
-                      static_cast<unsigned>(std::min<std::int64_t>(long_grid, capacity / 2)), finish_threads, stream,
+                      static_cast<unsigned>(std::min<std::int64_t>(long_grid, capacity)), finish_threads, stream,
                       "rk::segmented_reduce: launching the long-segment finish kernel", list, values, output, init, op);
       }
     }
