@@ -85,6 +85,21 @@ def grid(count):
     return figure, axes
 
 
+def mark_probe_and_target(ax):
+    """The speed of light and issue 28's target on a log time axis."""
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.axhline(TARGET, color="gray", linestyle="--", linewidth=0.8, label=f"{TARGET}x probe (target)")
+    ax.set_yscale("log")
+
+
+def save(figure, axes, panels, output):
+    """Hides the grid's panels past the first `panels` and writes the figure."""
+    for ax in list(axes.flat)[panels:]:
+        ax.set_visible(False)
+    figure.tight_layout()
+    figure.savefig(output, dpi=110)
+
+
 def plot_bars(tables, output):
     if not tables:
         raise SystemExit("plot_segmented.py: no rk_perf_segmented tables in the input")
@@ -95,18 +110,13 @@ def plot_bars(tables, output):
         ax.bar([i - width / 2 for i in x], [r["rk"] / csr_probe(r) for r in rows], width, label="rk::device")
         ax.bar([i + width / 2 for i in x], [(r["cub"] or float("nan")) / csr_probe(r) for r in rows], width,
                label="CUB")
-        ax.axhline(1.0, color="black", linewidth=0.8)
-        ax.axhline(TARGET, color="gray", linestyle="--", linewidth=0.8, label=f"{TARGET}x probe (target)")
-        ax.set_yscale("log")
+        mark_probe_and_target(ax)
         ax.set_xticks(list(x))
         ax.set_xticklabels([r["segments"] for r in rows], rotation=45, ha="right", fontsize=8)
         ax.set_ylabel("time / CSR probe time")
         ax.set_title(name)
         ax.legend(fontsize=8)
-    for ax in list(axes.flat)[len(tables):]:
-        ax.set_visible(False)
-    figure.tight_layout()
-    figure.savefig(output, dpi=110)
+    save(figure, axes, len(tables), output)
 
 
 def plot_lengths(runs, output):
@@ -126,18 +136,13 @@ def plot_lengths(runs, output):
             if fixed:
                 ax.plot([n for n, _ in fixed], [v for _, v in fixed], marker=".", linestyle=":",
                         label=f"fixed size, {commit}")
-        ax.axhline(1.0, color="black", linewidth=0.8)
-        ax.axhline(TARGET, color="gray", linestyle="--", linewidth=0.8, label=f"{TARGET}x probe (target)")
+        mark_probe_and_target(ax)
         ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
         ax.set_xlabel("items per segment")
         ax.set_ylabel("time / probe time")
         ax.set_title(name)
         ax.legend(fontsize=7)
-    for ax in list(axes.flat)[len(names):]:
-        ax.set_visible(False)
-    figure.tight_layout()
-    figure.savefig(output, dpi=110)
+    save(figure, axes, len(names), output)
 
 
 def main():
