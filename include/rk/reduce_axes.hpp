@@ -75,6 +75,16 @@ void axes_dispatch(const execution_policy<Derived>&, const Input&, const detail:
                 "<rk/reduce.cuh> (compiled by nvcc) rather than <rk/reduce.hpp>");
 }
 
+template <class Derived, class U, class T, class BinaryOp>
+explanation explain_axes_dispatch(const execution_policy<Derived>&, const detail::axes_plan&, const U*, const T&,
+                                  const BinaryOp&)
+{
+  static_assert(detail::dependent_false_v<Derived>,
+                "rk::explain_axes is not implemented for this execution policy; for GPU policies include "
+                "<rk/reduce.cuh> (compiled by nvcc) rather than <rk/reduce.hpp>");
+  return {};
+}
+
 namespace detail
 {
 template <class Layout>
@@ -142,6 +152,26 @@ void reduce_axes(Policy&& policy, cuda::std::mdspan<U, XExtents, XLayout, XAcces
   const detail::axes_plan plan = detail::plan_axes("rk::reduce_axes", x, reduced, out);
   axes_dispatch(policy.derived(), detail::axes_source<U, detail::untransformed>{x.data_handle(), {}}, plan,
                 out.data_handle(), std::move(init), std::move(op));
+}
+
+/// Describes what rk::reduce_axes(policy, x, reduced, out, init, op) runs (the column engine, or the
+/// segment engine on x's rows or through an index map; the backend, and whether each output gets
+/// rk::reduce's bits), after the same checks of the axes and of out's shape as the call, which
+/// throw the same rk::error. `size` is the number of items reduced. Runs nothing; reads no item.
+///
+/// \code
+/// std::cout << rk::explain_axes(rk::device, x, rk::axes{0}, sums, 0.0f) << '\n';
+/// \endcode
+template <class Policy, class U, class XExtents, class XLayout, class XAccessor, class V, class OutExtents,
+          class OutLayout, class OutAccessor, class T, class BinaryOp = plus,
+          class = std::enable_if_t<is_execution_policy_v<Policy>>>
+explanation explain_axes(Policy&& policy, cuda::std::mdspan<U, XExtents, XLayout, XAccessor> x, const axes& reduced,
+                         cuda::std::mdspan<V, OutExtents, OutLayout, OutAccessor> out, const T& init,
+                         const BinaryOp& op = {})
+{
+  detail::check_axes_call<U, XExtents, XLayout, XAccessor, V, OutExtents, OutLayout, OutAccessor, T>();
+  const detail::axes_plan plan = detail::plan_axes("rk::explain_axes", x, reduced, out);
+  return explain_axes_dispatch(policy.derived(), plan, x.data_handle(), init, op);
 }
 
 /// rk::reduce_axes over `transform_op(x(i...))`: each output has rk::transform_reduce's bits over

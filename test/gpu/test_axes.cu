@@ -37,6 +37,10 @@ void shapes(const H& h)
   rk_test::axes_properties_for_shape<2>(h, {3, long_extent});
   rk_test::axes_properties_for_shape<2>(h, {long_extent, 3});
   rk_test::axes_properties_for_shape<3>(h, {2, 31, 33});
+  // Columns 256 wide in groups (each output one lane, read four a thread as vectors), and outputs
+  // whose items are runs of whole tiles (axes 0 and 2, and 0 and 3).
+  rk_test::axes_properties_for_shape<3>(h, {40, 3, 256});
+  rk_test::axes_properties_for_shape<4>(h, {2, 3, 4, 256}, {{0, 2, 3}, {0, 3}, {1, 2, 3}});
   rk_test::axes_properties_for_shape<3>(h, {5, 0, 3});
   rk_test::axes_properties_for_shape<4>(h, {2, 3, 1, 33});
   rk_test::axes_properties_for_shape<8>(h, {2, 1, 3, 2, 1, 2, 3, 2}, {{7}, {3, 5}, {6, 4, 2, 0}});
@@ -81,6 +85,90 @@ RK_GPU_TEST_CASE("rk::reduce_axes (GPU policies): more than 2^31 uint8 items, ev
   cuda::std::mdspan<std::int64_t, cuda::std::extents<int>> total(thrust::raw_pointer_cast(out.data()));
   rk::reduce_axes(rk::single_pass, x, rk::axes{1, 0}, total, std::int64_t{5});
   CHECK(out[0] == rows * cols + 5);
+}
+
+namespace
+{
+struct square_of
+{
+  __host__ __device__ float operator()(float v) const
+  {
+    return v * v;
+  }
+};
+} // namespace
+
+// Column sums of a tall matrix (the column engine, a block's runs and a finish kernel) and sums of
+// squares of its rows (the segment engine), captured once: each replay reads x as it is then.
+RK_GPU_TEST_CASE("rk::reduce_axes (GPU policies): captured in a CUDA graph, a replay reads x as it is then")
+{
+  const std::int64_t rows = 40009, cols = 37;
+  thrust::device_vector<float> d(static_cast<std::size_t>(rows * cols));
+  thrust::device_vector<float> col_sums(cols), row_squares(rows);
+  const cuda::std::mdspan<const float, cuda::std::dextents<std::int64_t, 2>> x(thrust::raw_pointer_cast(d.data()), rows,
+                                                                               cols);
+  const cuda::std::mdspan<float, cuda::std::dextents<std::int64_t, 1>> cs(thrust::raw_pointer_cast(col_sums.data()),
+                                                                          cols);
+  const cuda::std::mdspan<float, cuda::std::dextents<std::int64_t, 1>> rs(thrust::raw_pointer_cast(row_squares.data()),
+                                                                          rows);
+  cudaStream_t stream{};
+  REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+  cudaGraph_t graph{};
+  cudaGraphExec_t exec{};
+  REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) == cudaSuccess);
+  rk::reduce_axes(rk::device.on(stream), x, rk::axes{0}, cs, 0.5f);
+  rk::transform_reduce_axes(rk::single_pass.on(stream), x, rk::axes{1}, rs, 0.0f, rk::plus{}, square_of{});
+  REQUIRE(cudaStreamEndCapture(stream, &graph) == cudaSuccess);
+  REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+  for (const std::uint64_t seed : {1u, 2u})
+  {
+    const std::vector<float> h = rk_test::spread_floats(rows * cols, seed);
+    REQUIRE(cudaMemcpyAsync(thrust::raw_pointer_cast(d.data()), h.data(), h.size() * sizeof(float),
+                            cudaMemcpyHostToDevice, stream)
+            == cudaSuccess);
+    REQUIRE(cudaGraphLaunch(exec, stream) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+    const cuda::std::mdspan<const float, cuda::std::dextents<std::int64_t, 2>> xh(h.data(), rows, cols);
+    std::vector<float> want_cols(cols), want_rows(rows);
+    rk::reduce_axes(rk::host, xh, rk::axes{0}, cuda::std::mdspan(want_cols.data(), cols), 0.5f);
+    rk::transform_reduce_axes(rk::host, xh, rk::axes{1}, cuda::std::mdspan(want_rows.data(), rows), 0.0f, rk::plus{},
+                              square_of{});
+    const std::vector<float> got_cols(col_sums.begin(), col_sums.end()),
+      got_rows(row_squares.begin(), row_squares.end());
+    CHECK_MESSAGE(std::equal(got_cols.begin(), got_cols.end(), want_cols.begin(), rk_test::bits_equal<float>),
+                  "column sums, replay with seed " << seed);
+    CHECK_MESSAGE(std::equal(got_rows.begin(), got_rows.end(), want_rows.begin(), rk_test::bits_equal<float>),
+                  "row sums of squares, replay with seed " << seed);
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream);
+}
+
+RK_GPU_TEST_CASE("rk::explain_axes (GPU policies): the engine that runs, after the call's own checks")
+{
+  thrust::device_vector<float> d(64 * 1024), out(1024);
+  float* o = thrust::raw_pointer_cast(out.data());
+  const cuda::std::mdspan<const float, cuda::std::dextents<int, 2>> x(thrust::raw_pointer_cast(d.data()), 64, 1024);
+  const rk::explanation columns = rk::explain_axes(rk::device, x, rk::axes{0}, cuda::std::mdspan(o, 1024), 0.0f);
+  CHECK(columns.backend == "columns");
+  CHECK(columns.reproducible);
+  CHECK(columns.size == 64 * 1024);
+  const rk::explanation rows = rk::explain_axes(rk::device, x, rk::axes{1}, cuda::std::mdspan(o, 64), 0.0f);
+  CHECK(rows.backend == "single_pass");
+  CHECK(rows.reproducible);
+  CHECK(rows.reason.find("as x's rows in place") != std::string::npos);
+  const cuda::std::mdspan<const float, cuda::std::dextents<int, 3>> x3(thrust::raw_pointer_cast(d.data()), 4, 16, 1024);
+  const rk::explanation mapped = rk::explain_axes(rk::two_pass, x3, rk::axes{2, 0}, cuda::std::mdspan(o, 16), 0.0f);
+  CHECK(mapped.backend == "two_pass");
+  CHECK(mapped.reason.find("index map") != std::string::npos);
+  using strided = cuda::std::layout_stride::mapping<cuda::std::dextents<int, 1>>;
+  const cuda::std::mdspan<int, cuda::std::dextents<int, 1>, cuda::std::layout_stride> gapped(
+    reinterpret_cast<int*>(o), strided(cuda::std::dextents<int, 1>(64), cuda::std::array<int, 1>{2}));
+  const cuda::std::mdspan<const int, cuda::std::dextents<int, 2>> xi(reinterpret_cast<const int*>(x.data_handle()), 64,
+                                                                     1024);
+  CHECK(rk::explain_axes(rk::atomic, xi, rk::axes{1}, gapped, 0).reason.find("throws rk::error") != std::string::npos);
+  CHECK_THROWS_AS(rk::explain_axes(rk::device, x, rk::axes{2}, cuda::std::mdspan(o, 64), 0.0f), rk::error);
 }
 
 // Found by the soak (issue 27): an empty x's data handle was checked as the input of the segment

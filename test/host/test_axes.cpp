@@ -99,6 +99,24 @@ TEST_CASE("rk::reduce_axes: bad axes and shapes throw rk::error naming them, bef
   CHECK(c.out == std::vector<int>(8, 3));
 }
 
+TEST_CASE("rk::explain_axes (host policies): the route and the bits, after the call's own checks")
+{
+  small_call c;
+  const rk::explanation host = rk::explain_axes(rk::host, c.x, rk::axes{1}, c.o, 0);
+  CHECK(host.backend == "host");
+  CHECK(host.reproducible);
+  CHECK(host.size == 24);
+  CHECK(host.reason.find("index map") != std::string::npos); // axis 1 of three: not x's rows
+  cuda::std::mdspan<int, cuda::std::dextents<int, 2>> rows(c.out.data(), 2, 3);
+  CHECK(rk::explain_axes(rk::host, c.x, rk::axes{2}, rows, 0).reason.find("as x's rows") != std::string::npos);
+  const rk::explanation seq = rk::explain_axes(rk::seq, c.x, rk::axes{1}, c.o, 0, rk::plus{});
+  CHECK(seq.backend == "seq");
+  CHECK_FALSE(seq.reproducible);
+  CHECK(message_of([&] { rk::explain_axes(rk::host, c.x, rk::axes{3}, c.o, 0); }).find("axis 3 is out of range")
+        != std::string::npos);
+  CHECK(c.out == std::vector<int>(8, -1)); // runs nothing
+}
+
 TEST_CASE("rk::fuse: several results in one pass, each with the bits it has alone")
 {
   const auto items = rk_test::spread_floats(100003, 5);

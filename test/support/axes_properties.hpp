@@ -294,15 +294,20 @@ void check_axes_call(const H& h, const view_shape<R>& s, const std::vector<E>& s
   const std::vector<T> got = h.download(result);
   // Read each output where out's layout keeps it, in row-major order of the kept axes.
   const auto places = items_of_outputs(out, {});
-  std::size_t wrong = 0;
+  std::size_t wrong = 0, first_wrong = 0;
   for (std::size_t o = 0; o < outputs.size(); ++o)
   {
     const T& value = got[static_cast<std::size_t>(places[o][0])];
-    if (!(bits_equal(value, expected[o])))
+    if (!(bits_equal(value, expected[o])) && wrong++ == 0)
     {
-      ++wrong;
+      first_wrong = o;
     }
   }
+  const std::string call = std::is_void_v<F> ? "reduce_axes" : "transform_reduce_axes";
+  CAPTURE(call);
+  CAPTURE(sizeof(T));
+  CAPTURE(first_wrong);
+  CAPTURE(outputs.size());
   CHECK(wrong == 0);
 }
 

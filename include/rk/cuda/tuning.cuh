@@ -253,30 +253,33 @@ struct run_pass_shape
 
 // rk::reduce_axes's column engine (rk/cuda/kernels/reduce_axes.cuh).
 
-/// Threads of the column kernels. A block covers column_block_threads / width chunks of `width`
-/// adjacent outputs (width: the columns rounded up to a power of two, 32 to 256), so a warp's loads
-/// of one item row are one coalesced run.
+/// Threads of the column kernels. A block covers up to column_block_threads adjacent outputs, so a
+/// warp's loads of one item row are one coalesced run; with fewer outputs (a tall matrix's
+/// columns) the threads left over take more runs of the same outputs' lanes.
 inline constexpr int column_block_threads = 256;
 
-/// Threads the column engine aims for, in units of the GPU's resident threads: enough chunks of
+/// Threads the column engine aims for, in units of the GPU's resident threads: enough runs of
 /// every column to keep the memory busy while each thread folds its lanes one after another.
 inline constexpr int column_waves = 2;
 
-/// The column engine's chunks of one output's lanes are at least this many lanes long (32 float
-/// rows), so a thread has loads in flight for a while before it stores its node.
-inline constexpr offset_t column_min_chunk_lanes = 4;
+/// A column thread's run is at least 2^column_min_run_level lanes (32 float rows), so a thread has
+/// loads in flight for a while before its node is combined.
+inline constexpr int column_min_run_level = 2;
 
-/// Outputs the column engine needs: fewer columns than this leave most of a warp's lanes idle and
-/// the chunks too long; such reductions go to the segment engine, through the index map.
-inline constexpr offset_t column_min_outputs = 2048;
+/// A column thread's run is at most 2^column_max_run_level lanes (512 float rows): its counter
+/// (register_fold) keeps that many levels and one more in registers. Longer columns are cut into
+/// more chunks, which the finish combines.
+inline constexpr int column_max_run_level = 6;
 
-/// Node values the column finish folds per output, at most: each is a sequential push.
-inline constexpr offset_t column_max_chunks = 1024;
+/// Shared memory a column block may use to combine its runs (a value per thread): T of up to 64
+/// bytes. Larger T keep one run per output in a block.
+inline constexpr std::size_t column_runs_shared_bytes = 16384;
 
-/// Chunk nodes the column finish loads before it combines them.
+/// Chunk nodes a column finish thread loads before it combines them, and so the most it folds:
+/// the finish spreads an output's chunks over enough threads for one round of loads.
 inline constexpr int column_finish_batch = 8;
 
-/// Levels of the per-thread binary counter over lanes or chunk nodes (2^47 lanes).
+/// Levels of the column finish's per-thread binary counter over chunk nodes (2^47 of them).
 inline constexpr int column_fold_levels = 48;
 
 // rk::accumulator over pageable host memory (rk/cuda/dispatch/accumulator.cuh).

@@ -9,6 +9,7 @@
 // coalesced run.
 
 #include <rk/cuda/primitives/lane_fold.cuh>
+#include <rk/cuda/primitives/load.cuh>
 #include <rk/cuda/tuning.cuh>
 #include <rk/detail/input_adaptors.hpp>
 #include <rk/detail/tree.hpp>
@@ -17,6 +18,69 @@
 
 namespace rk::detail
 {
+/// The pairwise tree over up to 2^Levels - 1 values pushed in order: detail::pairwise_fold's
+/// binary counter (rk/detail/tree.hpp), with every level's slot named at compile time so that all
+/// of them stay in registers. pairwise_fold's 48 slots, indexed at run time, live in local memory,
+/// and their traffic was most of the column engine's: with four outputs a thread the kernel moved
+/// 4.5x the bytes of x (ncu on an H100, 8192 x 8192 column sums: 1.14 GB at 82 % of the DRAM's
+/// bandwidth, 417 us).
+template <class T, int Levels>
+class register_fold
+{
+public:
+  template <class Op>
+  __device__ __forceinline__ void push(T v, Op& op)
+  {
+    bool carry = true;
+#pragma unroll
+    for (int level = 0; level < Levels; ++level)
+    {
+      if (carry)
+      {
+        if ((count_ >> level) & 1)
+        {
+          v = op(pending_[level].value, v);
+        }
+        else
+        {
+          pending_[level].emplace(v);
+          carry = false;
+        }
+      }
+    }
+    ++count_;
+  }
+
+  /// count >= 1: the pending values combined from the right, as pairwise_fold::finish.
+  template <class Op>
+  __device__ __forceinline__ T finish(Op& op) const
+  {
+    uninitialized<T> acc;
+    bool held = false;
+#pragma unroll
+    for (int level = 0; level < Levels; ++level)
+    {
+      if ((count_ >> level) & 1)
+      {
+        if (held)
+        {
+          acc.emplace(op(pending_[level].value, acc.value));
+        }
+        else
+        {
+          acc.emplace(pending_[level].value);
+          held = true;
+        }
+      }
+    }
+    return acc.value;
+  }
+
+private:
+  uninitialized<T> pending_[Levels];
+  unsigned count_ = 0;
+};
+
 /// The node over lanes [lane_begin, lane_end) of the `item_count` items of `items`. Full lanes go
 /// two at a time, all sixteen (for 4-byte items) loads issued before the first combine: a column's
 /// loads are a stride apart, and one lane's worth in flight per thread left the memory idle.
@@ -28,7 +92,7 @@ __device__ __forceinline__ T column_node(const Items& items, offset_t item_count
   constexpr int lane_items  = tile_lane_items<tree_item_t<Items>>;
   const offset_t full_lanes = item_count / lane_items;
   const offset_t paired_end = lane_end < full_lanes ? lane_end : full_lanes;
-  pairwise_fold<T, column_fold_levels> fold;
+  register_fold<T, column_max_run_level + 1> fold;
   offset_t lane = lane_begin;
   if constexpr (std::is_trivially_default_constructible_v<item>)
   {
@@ -48,5 +112,113 @@ __device__ __forceinline__ T column_node(const Items& items, offset_t item_count
     fold.push(lane_fold<lane_items, T>(items, first, rest < lane_items ? static_cast<int>(rest) : lane_items, op), op);
   }
   return fold.finish(op);
+}
+
+/// Adjacent outputs a column thread owns where x's rows can be read as vectors of them (one
+/// 16-byte load, or 8 bytes of 2-byte items, 4 of 1-byte ones, for four outputs' items of one row):
+/// four at most, so the four counters stay small.
+template <class U>
+inline constexpr int column_vector_outputs = is_vector_item_v<U> && sizeof(U) <= 8 ? (sizeof(U) == 8 ? 2 : 4) : 1;
+
+/// column_node for V adjacent outputs at once, each item row of them read as one vector (`first`
+/// on the vector's alignment, `step` a multiple of V): each output's lane is then folded as
+/// column_node folds it (its items as the tree takes them, `value_of`: the item, or its transform
+/// as T; then fold_lane, or left to right for a short last lane), one counter per output.
+template <int V, class T, class U, class ValueOf, class Op>
+__device__ __forceinline__ void column_nodes_vector(const U* first, offset_t step, const ValueOf& value_of,
+                                                    offset_t item_count, offset_t lane_begin, offset_t lane_end, Op& op,
+                                                    uninitialized<T> (&node)[V])
+{
+  constexpr int lane_items = tile_lane_items<U>;
+  using item               = std::remove_cv_t<std::remove_reference_t<decltype(value_of(*first))>>;
+  struct alignas(V * sizeof(U)) row_vector
+  {
+    U part[V];
+  };
+  register_fold<T, column_max_run_level + 1> fold[V];
+  for (offset_t lane = lane_begin; lane < lane_end; ++lane)
+  {
+    const offset_t row  = lane * lane_items;
+    const offset_t left = item_count - row;
+    const int rows      = left < lane_items ? static_cast<int>(left) : lane_items;
+    row_vector v[lane_items];
+#pragma unroll
+    for (int i = 0; i < lane_items; ++i)
+    {
+      if (i < rows)
+      {
+        v[i] = *reinterpret_cast<const row_vector*>(first + (row + i) * step);
+      }
+    }
+#pragma unroll
+    for (int c = 0; c < V; ++c)
+    {
+      item items[lane_items];
+#pragma unroll
+      for (int i = 0; i < lane_items; ++i)
+      {
+        if (i < rows)
+        {
+          items[i] = value_of(v[i].part[c]);
+        }
+      }
+      if (rows == lane_items)
+      {
+        fold[c].push(fold_lane<T>(items, op), op);
+      }
+      else
+      {
+        T acc(items[0]);
+#pragma unroll
+        for (int i = 1; i < lane_items; ++i)
+        {
+          if (i < rows)
+          {
+            acc = op(acc, static_cast<T>(items[i]));
+          }
+        }
+        fold[c].push(acc, op);
+      }
+    }
+  }
+#pragma unroll
+  for (int c = 0; c < V; ++c)
+  {
+    node[c].emplace(fold[c].finish(op));
+  }
+}
+
+/// Whether the block's threads can hand T values to each other through shared memory in
+/// combine_column_runs (a static buffer of a value per thread); larger T keep one run per column.
+template <class T, int BlockThreads>
+inline constexpr bool column_runs_fit = sizeof(T) * BlockThreads <= column_runs_shared_bytes;
+
+/// Combines, for each of a block's `width` columns, the nodes of its `runs` adjacent runs of lanes
+/// (thread run * width + column holds its run's node; the runs with any lane, `busy_runs` of them,
+/// are a prefix) by the tree's pairwise rule: in step d = 1, 2, 4, ... run r (a multiple of 2d)
+/// takes run r + d when that run has lanes. Runs of 2^k aligned lanes thus give the node over
+/// runs * 2^k lanes, valid in the column's run-0 thread. Every thread of the block calls it.
+template <int BlockThreads, class T, class Op>
+__device__ __forceinline__ T combine_column_runs(const T& mine, int width, int runs, int busy_runs, bool column_busy,
+                                                 Op& op)
+{
+  __shared__ alignas(T) unsigned char raw[BlockThreads * sizeof(T)];
+  T* slot       = reinterpret_cast<T*>(raw);
+  const int t   = static_cast<int>(threadIdx.x);
+  const int run = t / width;
+  if (column_busy && run < busy_runs)
+  {
+    ::new (static_cast<void*>(slot + t)) T(mine);
+  }
+  for (int d = 1; d < runs; d *= 2)
+  {
+    __syncthreads();
+    if (column_busy && run % (2 * d) == 0 && run + d < busy_runs)
+    {
+      slot[t] = op(slot[t], slot[t + d * width]);
+    }
+  }
+  __syncthreads();
+  return column_busy && run == 0 && busy_runs > 0 ? slot[t] : mine;
 }
 } // namespace rk::detail

@@ -120,9 +120,9 @@ explanation explain_segmented_dispatch(const gpu_policy<Backend, Provider>&, Inp
                            "rk::atomic only for an integer T whose op has a hardware atomic, into contiguous memory "
                            "of T. ")
     + "Segments of up to one lane's items are folded by a thread, up to 16 lanes' by groups of 4, 8 or 16 lanes, up "
-      "to 32 tiles by a warp; longer ones (up to 8192 of them) are cut into parts of about a block's share of "
-      "their items, which the blocks take from a queue longest first, reduced by rk::reduce's block body and put "
-      "together "
+      "to 32 tiles by a warp; longer ones are cut, where the first kernel finds them, into parts of whole tree "
+      "nodes (128 tiles, larger for the longest), listed with one atomic; a second kernel's blocks take the parts "
+      "in list order, reduce each with rk::reduce's block body and put them together "
     + (run == gpu_backend::two_pass ? std::string("by a second kernel; each segment gets rk::reduce's tree")
        : atomic
          ? std::string("with atomics into the output, which the first kernel seeds with init (grid-ordered tree in "

@@ -1,12 +1,13 @@
 #pragma once
 // rk::reduce_axes for the GPU policies: both views checked to be device memory, then one of two
 // engines on the policy's stream (stream-ordered: enqueues and returns). Columns (outputs side by
-// side in x, their items a fixed step apart, enough of them) go to the column engine
+// side in x, their items a fixed step apart) go to the column engine
 // (rk/cuda/kernels/reduce_axes.cuh); everything else to the segment engine over the outputs'
 // items (rk/detail/axes_as_segments.hpp), where rk::atomic combines into out with atomics and so
 // needs out dense. Both give every output rk::reduce's bits over its items.
 
 #include <rk/cuda/dispatch/common.cuh>
+#include <rk/cuda/dispatch/explain.cuh>
 #include <rk/cuda/dispatch/segmented_engine.cuh>
 #include <rk/cuda/kernels/reduce_axes.cuh>
 #include <rk/cuda/launch.cuh>
@@ -17,43 +18,110 @@
 #include <rk/reduce_axes.hpp>
 
 #include <climits>
+#include <cstdint>
+#include <string>
 #include <utility>
 
 namespace rk
 {
 namespace detail
 {
-/// The column engine's grid for `plan`, if the plan is a column reduction with enough outputs
-/// (column_min_outputs): false sends the call to the segment engine.
-inline bool plan_columns(const axes_plan& plan, int lane_items, const device_facts& device, column_layout& layout,
-                         column_grid& grid)
+/// Runs of 2^level leaves of one output: the smallest level with at most `runs` runs.
+inline int run_level_for(offset_t leaves, offset_t runs)
 {
-  if (!as_columns(plan, layout) || plan.outputs < column_min_outputs)
+  const offset_t per_run = ceil_div(leaves, runs < 1 ? offset_t{1} : runs);
+  int level              = 0;
+  while ((offset_t{1} << level) < per_run)
+  {
+    ++level;
+  }
+  return level;
+}
+
+/// `runs` threads per output in a block (at most max_runs, and no more than the runs that hold
+/// leaves), the rest of the block's threads side by side over adjacent outputs.
+inline column_threads threads_for(offset_t width, offset_t leaves, int run_level, int max_runs)
+{
+  const offset_t needed = ceil_div(leaves, offset_t{1} << run_level);
+  int runs              = 1;
+  while (runs < max_runs && runs < needed)
+  {
+    runs *= 2;
+  }
+  return {static_cast<int>(width), runs, run_level};
+}
+
+/// Whether each thread may read `vector` adjacent outputs' items of a row as one aligned load: the
+/// columns, the step and every other kept axis's stride in whole vectors, x on the vector's grid.
+template <class U>
+bool columns_as_vectors(const column_layout& layout, const U* data, int vector)
+{
+  if (vector == 1 || layout.columns % vector != 0 || layout.step % vector != 0
+      || reinterpret_cast<std::uintptr_t>(data) % (vector * sizeof(U)) != 0)
   {
     return false;
   }
-  grid.width = 32;
-  while (grid.width < layout.columns && grid.width < column_block_threads)
+  for (int k = 0; k < layout.outer.rank; ++k)
   {
-    grid.width *= 2;
+    if (layout.outer.extent[k] != 1 && layout.outer.stride[k] % vector != 0)
+    {
+      return false;
+    }
   }
-  grid.rows                        = column_block_threads / grid.width;
-  grid.column_tiles                = ceil_div(layout.columns, offset_t{grid.width});
-  grid.lanes                       = ceil_div(layout.items, offset_t{lane_items});
-  const offset_t threads_per_chunk = grid.column_tiles * grid.width * layout.groups;
+  return true;
+}
+
+/// The column engine's grid for `plan`, if the plan is a column reduction (as_columns): false
+/// sends the call to the segment engine. A block's threads cover up to column_block_threads
+/// adjacent groups of `vector` outputs, and the threads left over when there are fewer take runs
+/// of the same outputs' lanes; runs are as long as the thread target (column_waves) allows.
+template <class T, class U>
+bool plan_columns(const axes_plan& plan, const U* data, const device_facts& device, column_layout& layout,
+                  column_grid& grid)
+{
+  if (!as_columns(plan, layout))
+  {
+    return false;
+  }
+  using item             = std::remove_cv_t<U>;
+  constexpr int max_runs = column_runs_fit<T, column_block_threads> ? column_block_threads : 1;
+  grid.lanes             = ceil_div(layout.items, offset_t{tile_lane_items<item>});
+  // Vectors only where each output is one lane (a wide array's few rows): there four outputs a
+  // thread read 16 bytes a load instead of 4, and 8 x 2^23 floats took 126 us instead of 146. For
+  // longer columns the four counters cost more occupancy than the wide loads gain (8192 x 8192:
+  // 150 us against 112; H100, rk_perf_axes).
+  grid.vector =
+    grid.lanes == 1 && columns_as_vectors(layout, data, column_vector_outputs<item>) ? column_vector_outputs<item> : 1;
+  const offset_t threads_across = ceil_div(layout.columns, offset_t{grid.vector});
+  offset_t width                = 1;
+  while (width < threads_across && width < column_block_threads)
+  {
+    width *= 2;
+  }
+  grid.column_tiles              = ceil_div(threads_across, width);
+  const offset_t threads_per_run = grid.column_tiles * width * layout.groups;
   const offset_t target = offset_t{column_waves} * device.multiprocessors * device.max_threads_per_multiprocessor;
-  offset_t wanted       = target / threads_per_chunk;
-  wanted                = wanted < 1 ? 1 : wanted > column_max_chunks ? column_max_chunks : wanted;
-  offset_t chunk_lanes  = ceil_div(grid.lanes, wanted);
-  chunk_lanes           = chunk_lanes < column_min_chunk_lanes ? column_min_chunk_lanes : chunk_lanes;
-  grid.chunk_level      = 0;
-  while ((offset_t{1} << grid.chunk_level) < chunk_lanes)
-  {
-    ++grid.chunk_level;
-  }
-  grid.chunks       = ceil_div(grid.lanes, offset_t{1} << grid.chunk_level);
-  grid.chunk_blocks = ceil_div(grid.chunks, offset_t{grid.rows});
-  return grid.column_tiles * layout.groups * grid.chunk_blocks <= INT_MAX;
+  int run_level         = run_level_for(grid.lanes, target / threads_per_run);
+  run_level             = run_level < column_min_run_level ? column_min_run_level : run_level;
+  run_level             = run_level > column_max_run_level ? column_max_run_level : run_level;
+  const int block_runs  = static_cast<int>(column_block_threads / width);
+  grid.threads          = threads_for(width, grid.lanes, run_level, max_runs < block_runs ? max_runs : block_runs);
+  grid.chunks           = ceil_div(grid.lanes, offset_t{1} << grid.threads.block_level());
+  return grid.column_tiles * layout.groups * grid.chunks <= INT_MAX;
+}
+
+/// The finish's blocks: each output's chunk nodes over enough threads that each folds at most
+/// column_finish_batch of them (one round of loads), when T fits the block's exchange.
+template <class T>
+column_threads finish_threads(offset_t chunks)
+{
+  constexpr int max_runs = column_runs_fit<T, column_block_threads> ? column_block_threads : 1;
+  column_threads threads =
+    threads_for(1, chunks, run_level_for(chunks, ceil_div(chunks, offset_t{column_finish_batch})), max_runs);
+  // A run no longer than the block allows once the runs are capped.
+  threads.run_level = run_level_for(chunks, threads.runs);
+  threads.width     = column_block_threads / threads.runs;
+  return threads;
 }
 
 template <class T, class U, class Transform, class Output, class Op>
@@ -61,22 +129,30 @@ void run_columns(cudaStream_t stream, const device_facts& device, const axes_sou
                  const column_layout& layout, const column_grid& grid, Output out, const T& init, const Op& op)
 {
   const offset_t outputs = layout.groups * layout.columns;
-  const auto blocks      = static_cast<unsigned>(grid.column_tiles * layout.groups * grid.chunk_blocks);
+  const auto blocks      = static_cast<unsigned>(grid.column_tiles * layout.groups * grid.chunks);
+  constexpr int vector   = column_vector_outputs<std::remove_cv_t<U>>;
+  auto nodes_kernel      = column_nodes_kernel<1, T, U, Transform, Output, Op>;
+  if constexpr (vector > 1)
+  {
+    nodes_kernel = grid.vector == vector ? column_nodes_kernel<vector, T, U, Transform, Output, Op> : nodes_kernel;
+  }
   if (grid.chunks == 1)
   {
-    launch_kernel(column_nodes_kernel<T, U, Transform, Output, Op>, blocks, column_block_threads, stream,
-                  "rk::reduce_axes", source.data, source.transform, layout, grid, static_cast<T*>(nullptr), out, init,
-                  op);
+    launch_kernel(nodes_kernel, blocks, column_block_threads, stream, "rk::reduce_axes", source.data, source.transform,
+                  layout, grid, static_cast<T*>(nullptr), out, init, op);
     return;
   }
   scratch_lease scratch = lease_scratch(device.ordinal, stream, 0, sizeof(T),
                                         static_cast<std::size_t>(grid.chunks * outputs) * sizeof(T));
   T* nodes              = static_cast<T*>(scratch.partials);
-  launch_kernel(column_nodes_kernel<T, U, Transform, Output, Op>, blocks, column_block_threads, stream,
-                "rk::reduce_axes", source.data, source.transform, layout, grid, nodes, out, init, op);
-  launch_kernel(column_finish_kernel<T, Output, Op>,
-                static_cast<unsigned>(ceil_div(outputs, offset_t{column_block_threads})), column_block_threads, stream,
-                "rk::reduce_axes", static_cast<const T*>(nodes), outputs, grid.chunks, out, init, op);
+  launch_kernel(nodes_kernel, blocks, column_block_threads, stream, "rk::reduce_axes", source.data, source.transform,
+                layout, grid, nodes, out, init, op);
+  const column_threads finish = finish_threads<T>(grid.chunks);
+  launch_dependent_kernel(column_finish_kernel<T, Output, Op>,
+                          waits_for_prior_grid<column_finish_kernel<T, Output, Op>>(device.ordinal),
+                          static_cast<unsigned>(ceil_div(outputs, offset_t{finish.width})), column_block_threads,
+                          stream, "rk::reduce_axes", static_cast<const T*>(nodes), outputs, grid.chunks, finish, out,
+                          init, op);
   scratch.close();
 }
 /// The segment engine over the outputs' items (rk/detail/axes_as_segments.hpp).
@@ -104,9 +180,15 @@ void axes_dispatch(const gpu_policy<Backend, Provider>& policy, const detail::ax
     detail::check_device_accessible(source.data, "the view x", device);
   }
   detail::check_device_accessible(out, "the view out", device);
+  // One rule for every shape, though the column engine combines no atomics.
+  if (Backend == gpu_backend::atomic && !plan.output_is_dense())
+  {
+    throw error("rk::reduce_axes with rk::atomic combines into out with atomics: out must be one dense run in "
+                "row-major order of its axes (a layout_right view with no gaps); use rk::single_pass for others");
+  }
   detail::column_layout columns{};
   detail::column_grid grid{};
-  if (detail::plan_columns(plan, detail::tile_lane_items<std::remove_cv_t<U>>, device, columns, grid))
+  if (detail::plan_columns<T>(plan, source.data, device, columns, grid))
   {
     // The tree's own bits, on every backend: rk::atomic's rule allows them too.
     const auto device_op = detail::gpu_operator<Backend, const std::remove_cv_t<U>*, T>(op);
@@ -123,16 +205,78 @@ void axes_dispatch(const gpu_policy<Backend, Provider>& policy, const detail::ax
   }
   if constexpr (Backend == gpu_backend::atomic)
   {
-    if (!plan.output_is_dense())
-    {
-      throw error("rk::reduce_axes with rk::atomic combines into out with atomics: out must be one dense run in "
-                  "row-major order of its axes (a layout_right view with no gaps); use rk::single_pass for others");
-    }
     detail::enqueue_axes_as_segments(policy, source, plan, out, init, op);
   }
   else
   {
     detail::enqueue_axes_as_segments(policy, source, plan, detail::axes_output<T>{out, plan.out, 0}, init, op);
   }
+}
+namespace detail
+{
+template <gpu_backend Backend, class Provider, class U, class T, class BinaryOp>
+explanation explain_axes_route(const gpu_policy<Backend, Provider>& policy, const axes_plan& plan, const U* data,
+                               const T& init, const BinaryOp& op)
+{
+  using item                = std::remove_cv_t<U>;
+  const std::string outputs = std::to_string(plan.outputs);
+  const std::string items   = std::to_string(plan.reduced_items);
+  if (plan.outputs == 0)
+  {
+    return {to_string(Backend), "none", "none", 0, "no outputs: launches nothing, never calls op", true};
+  }
+  column_layout columns{};
+  column_grid grid{};
+  if (plan_columns<T>(plan, data, current_device_facts(), columns, grid))
+  {
+    const auto& t   = grid.threads;
+    std::string why = "the column engine: the " + outputs + " outputs lie side by side in x ("
+                    + std::to_string(columns.columns) + " adjacent, " + std::to_string(columns.groups)
+                    + (columns.groups == 1 ? " group" : " groups") + "), each output's " + items + " items "
+                    + std::to_string(columns.step) + " apart; a block takes " + std::to_string(t.width)
+                    + (grid.vector == 1 ? std::string(" adjacent outputs")
+                                        : " x " + std::to_string(grid.vector)
+                                            + " adjacent outputs (each thread reads its outputs' items of a row as "
+                                              "one vector)")
+                    + " and " + std::to_string(t.runs) + (t.runs == 1 ? " run" : " runs") + " of "
+                    + std::to_string(std::int64_t{1} << t.run_level) + " lanes of each, "
+                    + (t.runs == 1 ? "folded by one thread" : "one thread a run, combined in the block")
+                    + (grid.chunks == 1
+                         ? std::string("; one chunk per output, written by the block")
+                         : "; " + std::to_string(grid.chunks) + " chunks per output, combined by a second kernel")
+                    + ". Every backend gives each output rk::reduce's tree over its items (tiles of "
+                    + std::to_string(tile_items<item>) + " items counted from its first)";
+    return {to_string(Backend), "columns", "columns", plan.outputs * plan.reduced_items, why, true};
+  }
+  const std::string route =
+    "the segment engine's fixed-size form over the " + outputs + " outputs' items (" + items + " each), read "
+    + (plan.rows_are_dense() ? std::string("as x's rows in place")
+                             : std::string("through an index map of the reduced axes (a division per item and axis: "
+                                           "the slowest route)"))
+    + ". ";
+  const axes_source<U, untransformed> source{nullptr, {}};
+  explanation e;
+  with_axes_input<T>(source, plan, [&](auto input) {
+    e = plan.output_is_dense() || Backend == gpu_backend::atomic
+        ? explain_segmented_dispatch(policy, input, plan.outputs, static_cast<T*>(nullptr), init, op)
+        : explain_segmented_dispatch(policy, input, plan.outputs, axes_output<T>{nullptr, plan.out, 0}, init, op);
+  });
+  e.size   = plan.outputs * plan.reduced_items;
+  e.reason = route + e.reason;
+  return e;
+}
+} // namespace detail
+
+template <gpu_backend Backend, class Provider, class U, class T, class BinaryOp>
+explanation explain_axes_dispatch(const gpu_policy<Backend, Provider>& policy, const detail::axes_plan& plan,
+                                  const U* data, const T& init, const BinaryOp& op)
+{
+  explanation e = detail::explain_axes_route(policy, plan, data, init, op);
+  if (Backend == gpu_backend::atomic && !plan.output_is_dense())
+  {
+    e.reason = "rk::atomic needs a dense out (a layout_right view with no gaps): the call throws rk::error. "
+             + e.reason;
+  }
+  return e;
 }
 } // namespace rk

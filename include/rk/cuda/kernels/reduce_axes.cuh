@@ -1,11 +1,15 @@
 #pragma once
-// rk::reduce_axes's column engine: the __global__ entry points. column_nodes_kernel gives each
-// (output, chunk of its lanes) a thread that computes the chunk's tree node (column_node); with
-// one chunk per output it writes op(init, node) to the output, otherwise the node to scratch,
-// and column_finish_kernel folds each output's chunk nodes with the same binary counter (the
-// chunks are 2^k lanes each, aligned, so their nodes are the tree's nodes at level k).
+// rk::reduce_axes's column engine: the __global__ entry points. Both kernels give a block `width`
+// adjacent outputs and `runs` threads per output, each folding a run of 2^run_level aligned leaves
+// of its output with the binary counter, and combine an output's runs in the block
+// (combine_column_runs), so a block's value for an output is one tree node. column_nodes_kernel's
+// leaves are lanes of x's items (column_node); with one chunk per output it writes op(init, node)
+// to the output, otherwise the chunk's node to scratch, and column_finish_kernel's leaves are
+// those chunk nodes (2^chunk_level lanes each, aligned: the tree's nodes at that level).
+// Narrow outputs (a tall matrix's few columns) thus get many threads each, wide ones one.
 
 #include <rk/cuda/agent/column_tree.cuh>
+#include <rk/cuda/launch.cuh>
 #include <rk/cuda/tuning.cuh>
 #include <rk/detail/axes_map.hpp>
 #include <rk/detail/input_adaptors.hpp>
@@ -14,15 +18,40 @@
 
 namespace rk::detail
 {
-/// How the column engine's threads cover the outputs and their lanes.
+/// How a column kernel's block covers its outputs: `width` adjacent outputs (a power of two), and
+/// for each `runs` threads (a power of two; width * runs <= column_block_threads) that fold runs of
+/// 2^run_level leaves one after another before the block combines them.
+struct column_threads
+{
+  int width;
+  int runs;
+  int run_level;
+
+  RK_HOST_DEVICE constexpr int runs_level() const
+  {
+    int l = 0;
+    while ((1 << l) < runs)
+    {
+      ++l;
+    }
+    return l;
+  }
+  /// Leaves one block combines per output: 2^(run_level + log2 runs).
+  RK_HOST_DEVICE constexpr int block_level() const
+  {
+    return run_level + runs_level();
+  }
+};
+
+/// How the column nodes kernel covers x: blocks of column_threads (each thread `vector` adjacent
+/// outputs) over `column_tiles` tiles of adjacent outputs in each group, times `chunks` chunks of
+/// 2^block_level() lanes.
 struct column_grid
 {
-  int width;             ///< adjacent outputs per block row (a power of two, 32 to 256)
-  int rows;              ///< chunks per block: column_block_threads / width
-  offset_t column_tiles; ///< ceil(columns / width)
-  offset_t chunk_blocks; ///< ceil(chunks / rows)
+  column_threads threads;
+  int vector;            ///< adjacent outputs per thread, read as one vector per item row (or 1)
+  offset_t column_tiles; ///< ceil(columns / (width * vector))
   offset_t lanes;        ///< lanes of each output
-  int chunk_level;       ///< a chunk is 2^chunk_level lanes
   offset_t chunks;       ///< chunks of each output
 };
 
@@ -40,67 +69,163 @@ __device__ __forceinline__ auto column_items(const U* column, offset_t step, con
   }
 }
 
-template <class T, class U, class Transform, class Output, class Op>
+/// A thread's output and run in a block of `threads`, and how many of the block's runs of an
+/// output's `leaves` leaves starting at `first_leaf` hold any.
+struct column_place
+{
+  int run;
+  int busy_runs;
+  offset_t run_begin;
+  offset_t run_end;
+};
+
+__device__ __forceinline__ column_place place_in_block(const column_threads& threads, offset_t first_leaf,
+                                                       offset_t leaves)
+{
+  const int run           = static_cast<int>(threadIdx.x) / threads.width;
+  const offset_t in_block = leaves - first_leaf;
+  const offset_t block    = offset_t{1} << threads.block_level();
+  const offset_t held     = in_block < block ? in_block : block;
+  const offset_t begin    = first_leaf + (offset_t{run} << threads.run_level);
+  const offset_t end      = begin + (offset_t{1} << threads.run_level);
+  return {run, static_cast<int>(ceil_div(held, offset_t{1} << threads.run_level)), begin, end < leaves ? end : leaves};
+}
+
+/// The block's node per output from its threads' run nodes (`mine`, valid where the thread's run
+/// is busy): valid in each output's run-0 thread. Every thread calls it.
+template <class T, class Op>
+__device__ __forceinline__ T block_column_node(const column_threads& threads, const column_place& at, bool column_busy,
+                                               const T& mine, Op& op)
+{
+  if constexpr (column_runs_fit<T, column_block_threads>)
+  {
+    if (threads.runs > 1)
+    {
+      return combine_column_runs<column_block_threads>(mine, threads.width, threads.runs, at.busy_runs, column_busy,
+                                                       op);
+    }
+  }
+  return mine;
+}
+
+/// What the tree combines for an item of x: the item, or its transform as T (as transformed_input
+/// reads it).
+template <class T, class Transform>
+struct column_value
+{
+  Transform transform;
+  template <class U>
+  __device__ __forceinline__ T operator()(const U& u) const
+  {
+    return static_cast<T>(transform(u));
+  }
+};
+template <class T>
+struct column_value<T, untransformed>
+{
+  untransformed transform;
+  template <class U>
+  __device__ __forceinline__ const U& operator()(const U& u) const
+  {
+    return u;
+  }
+};
+
+/// V adjacent outputs per thread (column_vector_outputs, where the layout allows it; 1 otherwise).
+template <int V, class T, class U, class Transform, class Output, class Op>
 __global__ void __launch_bounds__(column_block_threads)
   column_nodes_kernel(const U* x, Transform transform, column_layout layout, column_grid grid, T* nodes, Output out,
                       T init, Op op)
 {
-  const offset_t block = blockIdx.x;
-  const offset_t tile  = block % grid.column_tiles;
-  const offset_t rest  = block / grid.column_tiles;
-  const offset_t group = rest % layout.groups;
-  const offset_t chunk = (rest / layout.groups) * grid.rows + threadIdx.x / grid.width;
-  const offset_t col   = tile * grid.width + threadIdx.x % grid.width;
-  if (col >= layout.columns || chunk >= grid.chunks)
+  // 32-bit divisions: the grid has fewer than 2^31 blocks (plan_columns), so each factor fits.
+  const unsigned block   = blockIdx.x;
+  const auto tiles       = static_cast<unsigned>(grid.column_tiles);
+  const auto groups      = static_cast<unsigned>(layout.groups);
+  const offset_t tile    = block % tiles;
+  const unsigned rest    = block / tiles;
+  const offset_t group   = rest % groups;
+  const offset_t chunk   = rest / groups;
+  const offset_t col     = (tile * grid.threads.width + static_cast<int>(threadIdx.x) % grid.threads.width) * V;
+  const bool column_busy = col < layout.columns;
+  const column_place at  = place_in_block(grid.threads, chunk << grid.threads.block_level(), grid.lanes);
+  // The finish, where there is one, may take the room of blocks that are done (it waits for the
+  // whole grid before it reads a node).
+  allow_dependent_grid();
+  uninitialized<T> node[V];
+  if (column_busy && at.run < at.busy_runs)
   {
-    return;
+    const U* first = x + (layout.outer.offset(group) + col);
+    if constexpr (V == 1)
+    {
+      node[0].emplace(
+        column_node<T>(column_items<T>(first, layout.step, transform), layout.items, at.run_begin, at.run_end, op));
+    }
+    else
+    {
+      column_nodes_vector<V, T>(first, layout.step, column_value<T, Transform>{transform}, layout.items, at.run_begin,
+                                at.run_end, op, node);
+    }
   }
-  const auto items          = column_items<T>(x + (layout.outer.offset(group) + col), layout.step, transform);
-  const offset_t lane_begin = chunk << grid.chunk_level;
-  const offset_t lane_end   = lane_begin + (offset_t{1} << grid.chunk_level);
-  const T node = column_node<T>(items, layout.items, lane_begin, lane_end < grid.lanes ? lane_end : grid.lanes, op);
   const offset_t output = group * layout.columns + col;
-  if (grid.chunks == 1)
+#pragma unroll
+  for (int c = 0; c < V; ++c)
   {
-    out[output] = op(init, node);
-  }
-  else
-  {
-    nodes[chunk * (layout.groups * layout.columns) + output] = node;
+    const T value = block_column_node(grid.threads, at, column_busy, node[c].value, op);
+    if (column_busy && at.run == 0)
+    {
+      if (grid.chunks == 1)
+      {
+        out[output + c] = op(init, value);
+      }
+      else
+      {
+        nodes[chunk * (layout.groups * layout.columns) + output + c] = value;
+      }
+    }
   }
 }
 
+/// op(init, root) per output from its `chunks` chunk nodes (nodes[chunk * outputs + output]).
 template <class T, class Output, class Op>
 __global__ void __launch_bounds__(column_block_threads)
-  column_finish_kernel(const T* nodes, offset_t outputs, offset_t chunks, Output out, T init, Op op)
+  column_finish_kernel(const T* nodes, offset_t outputs, offset_t chunks, column_threads threads, Output out, T init,
+                       Op op)
 {
-  const offset_t output = offset_t{blockIdx.x} * column_block_threads + threadIdx.x;
-  if (output >= outputs)
+  const offset_t output  = offset_t{blockIdx.x} * threads.width + static_cast<int>(threadIdx.x) % threads.width;
+  const bool column_busy = output < outputs;
+  const column_place at  = place_in_block(threads, 0, chunks);
+  wait_for_prior_grid();
+  uninitialized<T> node;
+  if (column_busy && at.run < at.busy_runs)
   {
-    return;
-  }
-  // Loads a batch of nodes before it combines them: one round trip per batch, not per node.
-  pairwise_fold<T, column_fold_levels> fold;
-  for (offset_t chunk = 0; chunk < chunks; chunk += column_finish_batch)
-  {
-    uninitialized<T> batch[column_finish_batch];
-#pragma unroll
-    for (int i = 0; i < column_finish_batch; ++i)
+    // Loads a batch of nodes before it combines them: one round trip per batch, not per node.
+    pairwise_fold<T, column_fold_levels> fold;
+    for (offset_t chunk = at.run_begin; chunk < at.run_end; chunk += column_finish_batch)
     {
-      if (chunk + i < chunks)
+      uninitialized<T> batch[column_finish_batch];
+#pragma unroll
+      for (int i = 0; i < column_finish_batch; ++i)
       {
-        batch[i].emplace(nodes[(chunk + i) * outputs + output]);
+        if (chunk + i < at.run_end)
+        {
+          batch[i].emplace(nodes[(chunk + i) * outputs + output]);
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < column_finish_batch; ++i)
+      {
+        if (chunk + i < at.run_end)
+        {
+          fold.push(batch[i].value, op);
+        }
       }
     }
-#pragma unroll
-    for (int i = 0; i < column_finish_batch; ++i)
-    {
-      if (chunk + i < chunks)
-      {
-        fold.push(batch[i].value, op);
-      }
-    }
+    node.emplace(fold.finish(op));
   }
-  out[output] = op(init, fold.finish(op));
+  const T value = block_column_node(threads, at, column_busy, node.value, op);
+  if (column_busy && at.run == 0)
+  {
+    out[output] = op(init, value);
+  }
 }
 } // namespace rk::detail
