@@ -9,7 +9,6 @@
 // Narrow outputs (a tall matrix's few columns) thus get many threads each, wide ones one.
 
 #include <rk/cuda/agent/column_tree.cuh>
-#include <rk/cuda/launch.cuh>
 #include <rk/cuda/tuning.cuh>
 #include <rk/detail/axes_map.hpp>
 #include <rk/detail/input_adaptors.hpp>
@@ -148,9 +147,6 @@ __global__ void __launch_bounds__(column_block_threads)
   const offset_t col     = (tile * grid.threads.width + static_cast<int>(threadIdx.x) % grid.threads.width) * V;
   const bool column_busy = col < layout.columns;
   const column_place at  = place_in_block(grid.threads, chunk << grid.threads.block_level(), grid.lanes);
-  // The finish, where there is one, may take the room of blocks that are done (it waits for the
-  // whole grid before it reads a node).
-  allow_dependent_grid();
   uninitialized<T> node[V];
   if (column_busy && at.run < at.busy_runs)
   {
@@ -194,7 +190,6 @@ __global__ void __launch_bounds__(column_block_threads)
   const offset_t output  = offset_t{blockIdx.x} * threads.width + static_cast<int>(threadIdx.x) % threads.width;
   const bool column_busy = output < outputs;
   const column_place at  = place_in_block(threads, 0, chunks);
-  wait_for_prior_grid();
   uninitialized<T> node;
   if (column_busy && at.run < at.busy_runs)
   {
