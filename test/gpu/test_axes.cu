@@ -37,10 +37,14 @@ void shapes(const H& h)
   rk_test::axes_properties_for_shape<2>(h, {3, long_extent});
   rk_test::axes_properties_for_shape<2>(h, {long_extent, 3});
   rk_test::axes_properties_for_shape<3>(h, {2, 31, 33});
-  // Columns 256 wide in groups (each output one lane, read four a thread as vectors), and outputs
-  // whose items are runs of whole tiles (axes 0 and 2, and 0 and 3).
+  // Columns 256 wide in groups (axis 0), runs of whole tiles (axes 0 and 2 of layout_right: 40 runs
+  // of 256 items per output, the finish over several threads per output), and two trailing axes as
+  // one run (axes 0 and 3).
   rk_test::axes_properties_for_shape<3>(h, {40, 3, 256});
   rk_test::axes_properties_for_shape<4>(h, {2, 3, 4, 256}, {{0, 2, 3}, {0, 3}, {1, 2, 3}});
+  // Runs of 64 float tiles (128 of int64), longer than a window: the row engine splits each run
+  // into parts that its last block joins.
+  rk_test::axes_properties_for_shape<3>(h, {3, 2, 16384}, {{0, 2}, {0, 1, 2}});
   rk_test::axes_properties_for_shape<3>(h, {5, 0, 3});
   rk_test::axes_properties_for_shape<4>(h, {2, 3, 1, 33});
   rk_test::axes_properties_for_shape<8>(h, {2, 1, 3, 2, 1, 2, 3, 2}, {{7}, {3, 5}, {6, 4, 2, 0}});
@@ -159,7 +163,12 @@ RK_GPU_TEST_CASE("rk::explain_axes (GPU policies): the engine that runs, after t
   CHECK(rows.reproducible);
   CHECK(rows.reason.find("as x's rows in place") != std::string::npos);
   const cuda::std::mdspan<const float, cuda::std::dextents<int, 3>> x3(thrust::raw_pointer_cast(d.data()), 4, 16, 1024);
-  const rk::explanation mapped = rk::explain_axes(rk::two_pass, x3, rk::axes{2, 0}, cuda::std::mdspan(o, 16), 0.0f);
+  const rk::explanation runs = rk::explain_axes(rk::two_pass, x3, rk::axes{2, 0}, cuda::std::mdspan(o, 16), 0.0f);
+  CHECK(runs.backend == "runs");
+  CHECK(runs.reproducible);
+  const cuda::std::mdspan<const float, cuda::std::dextents<int, 3>> x3b(thrust::raw_pointer_cast(d.data()), 4, 16,
+                                                                        1000);
+  const rk::explanation mapped = rk::explain_axes(rk::two_pass, x3b, rk::axes{2, 0}, cuda::std::mdspan(o, 16), 0.0f);
   CHECK(mapped.backend == "two_pass");
   CHECK(mapped.reason.find("index map") != std::string::npos);
   using strided = cuda::std::layout_stride::mapping<cuda::std::dextents<int, 1>>;

@@ -282,6 +282,45 @@ inline bool as_columns(const axes_plan& plan, column_layout& layout)
   return true;
 }
 
+/// A reduction whose every output's items are `runs` runs of `run_items` adjacent items of x, run r
+/// of output o starting at item (r * outputs + o) * run_items: x's leading and trailing axes
+/// reduced and the axes between them kept, all dense in row-major order (the batch and the pixels
+/// of every channel in batch norm).
+struct run_layout
+{
+  offset_t runs;
+  offset_t run_items;
+};
+
+/// Whether `plan` is such a reduction with more than one run, and its layout if so.
+inline bool as_runs(const axes_plan& plan, run_layout& layout)
+{
+  const axis_walk& red = plan.reduced;
+  if (plan.outputs == 0 || plan.reduced_items == 0)
+  {
+    return false;
+  }
+  for (int split = red.rank - 1; split >= 1; --split)
+  {
+    axis_walk outer{}, inner{};
+    outer.rank = split;
+    inner.rank = red.rank - split;
+    for (int k = 0; k < red.rank; ++k)
+    {
+      axis_walk& part                        = k < split ? outer : inner;
+      part.extent[k < split ? k : k - split] = red.extent[k];
+      part.stride[k < split ? k : k - split] = red.stride[k];
+    }
+    const offset_t run_items = inner.items();
+    if (inner.is_dense(1) && plan.kept.is_dense(run_items) && outer.is_dense(run_items * plan.outputs))
+    {
+      layout = {outer.items(), run_items};
+      return layout.runs > 1;
+    }
+  }
+  return false;
+}
+
 /// Checks the axes (`axis_list[0..axis_count)`) against x's rank, and out's rank and extents
 /// against x's kept axes; throws rk::error naming the fault before anything runs. `x_extent` and
 /// `x_stride` are x's, `out_extent` and `out_stride` out's.

@@ -114,7 +114,8 @@ __device__ __forceinline__ void reduce_lane_rows(const Input& first, const fixed
       const offset_t r = base + offset_t{k} * BlockThreads;
       if (r < rows.count)
       {
-        value[k].emplace(n > 0 ? apply_init(init, fold_items<LaneItems, true, T>(first, r * n, n, op), op) : init);
+        value[k].emplace(n > 0 ? apply_init(init, fold_items<LaneItems, true, T>(first, r * n, n, op), op)
+                               : empty_segment_value<T>(init));
       }
     }
 #pragma unroll

@@ -1,13 +1,17 @@
 #pragma once
-// rk::reduce_axes for the GPU policies: both views checked to be device memory, then one of two
-// engines on the policy's stream (stream-ordered: enqueues and returns). Columns (outputs side by
+// rk::reduce_axes for the GPU policies: both views checked to be device memory, then one of three
+// routes on the policy's stream (stream-ordered: enqueues and returns). Columns (outputs side by
 // side in x, their items a fixed step apart) go to the column engine
-// (rk/cuda/kernels/reduce_axes.cuh); everything else to the segment engine over the outputs'
-// items (rk/detail/axes_as_segments.hpp), where rk::atomic combines into out with atomics and so
-// needs out dense. Both give every output rk::reduce's bits over its items.
+// (rk/cuda/kernels/reduce_axes.cuh); runs (each output's items whole tree nodes of adjacent items,
+// the runs of all outputs end to end in x: batch norm's axes) to the row engine over the runs
+// (rk/cuda/dispatch/row_engine.cuh) and the column engine's finish; everything else to the segment
+// engine over the outputs' items (rk/detail/axes_as_segments.hpp), where rk::atomic combines into
+// out with atomics and so needs out dense. Every route gives every output rk::reduce's bits over
+// its items.
 
 #include <rk/cuda/dispatch/common.cuh>
 #include <rk/cuda/dispatch/explain.cuh>
+#include <rk/cuda/dispatch/row_engine.cuh>
 #include <rk/cuda/dispatch/segmented_engine.cuh>
 #include <rk/cuda/kernels/reduce_axes.cuh>
 #include <rk/cuda/launch.cuh>
@@ -156,6 +160,52 @@ void run_columns(cudaStream_t stream, const device_facts& device, const axes_sou
                 finish, out, init, op);
   scratch.close();
 }
+
+/// Whether `plan` is a reduction of runs (as_runs) whose runs are each one node of the tree: a
+/// power-of-two number of whole tiles, so each starts on a node boundary of its output's tree.
+template <class U>
+bool plan_runs(const axes_plan& plan, run_layout& layout)
+{
+  constexpr offset_t tile = tile_items<std::remove_cv_t<U>>;
+  return as_runs(plan, layout) && layout.run_items % tile == 0
+      && (layout.run_items / tile & (layout.run_items / tile - 1)) == 0;
+}
+
+/// Runs of whole tree nodes: the fixed-size form's row kernels over x as runs end to end, with no
+/// init, give each run's node (every backend runs rk::reduce's tree on rows), and the column
+/// finish combines each output's run nodes pairwise, as it does chunk nodes, and applies init.
+/// One scratch lease holds the nodes and the rows' own scratch, so the nodes outlive the rows.
+template <class Provider, class U, class Transform, class Output, class T, class Op>
+void run_runs(cudaStream_t stream, const device_facts& device, const axes_source<U, Transform>& source,
+              const axes_plan& plan, const run_layout& layout, Output out, const T& init, const Op& op)
+{
+  const fixed_segments runs{layout.run_items, layout.runs * plan.outputs};
+  const auto run_nodes = [&](auto input) {
+    using launch = rows_launch<gpu_backend::single_pass, Provider, decltype(input), T*, T, Op, no_segment_init>;
+    const launch rows(runs, device);
+    const std::size_t nodes_bytes = align_up(static_cast<std::size_t>(runs.count) * sizeof(T), 256);
+    scratch_lease scratch         = lease_scratch(device.ordinal, stream, rows.counter_words(), sizeof(T),
+                                                  nodes_bytes + rows.scratch_bytes());
+    T* nodes                      = static_cast<T*>(scratch.partials);
+    rows.enqueue(input, nodes, no_segment_init{}, op, static_cast<unsigned char*>(scratch.partials) + nodes_bytes,
+                 scratch.counters, stream);
+    const column_threads finish = finish_threads<T>(layout.runs);
+    launch_kernel(column_finish_kernel<T, Output, Op>,
+                  static_cast<unsigned>(ceil_div(plan.outputs, offset_t{finish.width})), column_block_threads, stream,
+                  "rk::reduce_axes", static_cast<const T*>(nodes), plan.outputs, layout.runs, finish, out, init, op);
+    scratch.close();
+  };
+  using item = std::remove_cv_t<U>;
+  if constexpr (std::is_same_v<Transform, untransformed>)
+  {
+    run_nodes(static_cast<const item*>(source.data));
+  }
+  else
+  {
+    run_nodes(transformed_input<const item*, Transform, T>(source.data, source.transform));
+  }
+}
+
 /// The segment engine over the outputs' items (rk/detail/axes_as_segments.hpp).
 template <gpu_backend Backend, class Provider, class U, class Transform, class Output, class T, class BinaryOp>
 void enqueue_axes_as_segments(const gpu_policy<Backend, Provider>& policy, const axes_source<U, Transform>& source,
@@ -181,7 +231,7 @@ void axes_dispatch(const gpu_policy<Backend, Provider>& policy, const detail::ax
     detail::check_device_accessible(source.data, "the view x", device);
   }
   detail::check_device_accessible(out, "the view out", device);
-  // One rule for every shape, though the column engine combines no atomics.
+  // One rule for every shape, though the column and run routes combine no atomics.
   if (Backend == gpu_backend::atomic && !plan.output_is_dense())
   {
     throw error("rk::reduce_axes with rk::atomic combines into out with atomics: out must be one dense run in "
@@ -201,6 +251,21 @@ void axes_dispatch(const gpu_policy<Backend, Provider>& policy, const detail::ax
     {
       detail::run_columns(policy.stream, device, source, columns, grid, detail::axes_output<T>{out, plan.out, 0}, init,
                           device_op);
+    }
+    return;
+  }
+  detail::run_layout runs{};
+  if (detail::plan_runs<U>(plan, runs))
+  {
+    const auto device_op = detail::gpu_operator<Backend, const std::remove_cv_t<U>*, T>(op);
+    if (plan.output_is_dense())
+    {
+      detail::run_runs<Provider>(policy.stream, device, source, plan, runs, out, init, device_op);
+    }
+    else
+    {
+      detail::run_runs<Provider>(policy.stream, device, source, plan, runs, detail::axes_output<T>{out, plan.out, 0},
+                                 init, device_op);
     }
     return;
   }
@@ -248,6 +313,16 @@ explanation explain_axes_route(const gpu_policy<Backend, Provider>& policy, cons
                     + ". Every backend gives each output rk::reduce's tree over its items (tiles of "
                     + std::to_string(tile_items<item>) + " items counted from its first)";
     return {to_string(Backend), "columns", "columns", plan.outputs * plan.reduced_items, why, true};
+  }
+  run_layout runs{};
+  if (plan_runs<U>(plan, runs))
+  {
+    std::string why = "runs: each of the " + outputs + " outputs' " + items + " items are " + std::to_string(runs.runs)
+                    + " runs of " + std::to_string(runs.run_items)
+                    + " adjacent items (whole nodes of its tree); the segment engine's row kernels reduce every run "
+                      "of x in place to its node (no init), and a second kernel combines each output's run nodes "
+                      "pairwise and applies init. Every backend gives each output rk::reduce's tree over its items";
+    return {to_string(Backend), "runs", "runs", plan.outputs * plan.reduced_items, why, true};
   }
   const std::string route =
     "the segment engine's fixed-size form over the " + outputs + " outputs' items (" + items + " each), read "

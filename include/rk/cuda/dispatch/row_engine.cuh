@@ -24,8 +24,9 @@ namespace rk::detail
 /// One fixed-size segmented reduction's launch and the scratch it needs. Every backend runs the
 /// reproducible tree here: a row's one block, group or warp needs no join, and a long row's parts
 /// are joined by their last block (rk::atomic's hardware atomics would buy it nothing), or under
-/// rk::two_pass by a second kernel.
-template <gpu_backend Backend, class Provider, class Input, class Output, class T, class Op>
+/// rk::two_pass by a second kernel. `Init` is T, or no_segment_init for the rows' tree values
+/// alone (then no row may be empty).
+template <gpu_backend Backend, class Provider, class Input, class Output, class T, class Op, class Init = T>
 class rows_launch
 {
 public:
@@ -35,10 +36,10 @@ public:
   using provider                  = with_tree_shape<Provider, tree_shape::pairwise_tiles>;
   using vector_agent              = reduce_agent<provider, Input, T>;
   using element_agent             = typename element_agent_of<vector_agent::vectorized, provider, Input, T>::type;
-  static constexpr auto lane_kernel   = lane_rows_kernel<lane_items, T, Input, Output, T, Op>;
-  static constexpr auto group_kernel  = group_rows_kernel<lane_items, T, Input, Output, T, Op>;
-  static constexpr auto window_kernel = window_rows_kernel<lane_items, T, Input, Output, T, Op>;
-  static constexpr auto long_kernel   = long_rows_kernel<vector_agent, element_agent, join, T, Input, Output, T, Op>;
+  static constexpr auto lane_kernel   = lane_rows_kernel<lane_items, T, Input, Output, Init, Op>;
+  static constexpr auto group_kernel  = group_rows_kernel<lane_items, T, Input, Output, Init, Op>;
+  static constexpr auto window_kernel = window_rows_kernel<lane_items, T, Input, Output, Init, Op>;
+  static constexpr auto long_kernel   = long_rows_kernel<vector_agent, element_agent, join, T, Input, Output, Init, Op>;
   static constexpr int long_threads   = vector_agent::block_threads;
 
   rows_launch(const fixed_segments& rows, const device_facts& device)
@@ -85,7 +86,7 @@ public:
 
   /// Enqueues the launches on `stream`, with scratch_bytes() of device memory at `scratch` and
   /// counter_words() zeroed words at `counters`.
-  void enqueue(Input input, Output output, T init, const Op& op, void* scratch, unsigned* counters,
+  void enqueue(Input input, Output output, Init init, const Op& op, void* scratch, unsigned* counters,
                cudaStream_t stream) const
   {
     const auto grid = static_cast<unsigned>(grid_);
@@ -112,7 +113,7 @@ public:
         {
           if (long_rows_.joined())
           {
-            launch_kernel(long_rows_finish_kernel<long_threads, T, Output, T, Op>,
+            launch_kernel(long_rows_finish_kernel<long_threads, T, Output, Init, Op>,
                           static_cast<unsigned>(std::min(rows_.count, grid_)), long_threads, stream,
                           "rk::segmented_reduce: launching the long-row finish kernel", long_rows_, values, output,
                           init, op);
