@@ -258,6 +258,13 @@ struct run_pass_shape
 /// columns) the threads left over take more runs of the same outputs' lanes.
 inline constexpr int column_block_threads = 256;
 
+/// The column nodes kernel's occupancy bound, given explicitly: with a minimum of one block an SM
+/// ptxas budgets the vector kernel (four outputs a thread) 110 registers instead of 100 and keeps
+/// more of its loads in flight, at the same two blocks an SM: 8 x 2^23 float columns 109.2 ->
+/// 100.2 us, every one-output-a-thread shape level (64 registers either way). Bounds of 5 and 6
+/// blocks (48 and 40 registers) made those shapes 5-23 % slower (H200, rk_perf_axes).
+inline constexpr int column_nodes_min_blocks = 1;
+
 /// Threads the column engine aims for, in units of the GPU's resident threads: enough runs of
 /// every column to keep the memory busy while each thread folds its lanes one after another.
 inline constexpr int column_waves = 2;

@@ -132,7 +132,7 @@ struct column_value<T, untransformed>
 
 /// V adjacent outputs per thread (column_vector_outputs, where the layout allows it; 1 otherwise).
 template <int V, class T, class U, class Transform, class Output, class Op>
-__global__ void __launch_bounds__(column_block_threads)
+__global__ void __launch_bounds__(column_block_threads, column_nodes_min_blocks)
   column_nodes_kernel(const U* x, Transform transform, column_layout layout, column_grid grid, T* nodes, Output out,
                       T init, Op op)
 {
