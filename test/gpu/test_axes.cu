@@ -37,9 +37,9 @@ void shapes(const H& h)
   rk_test::axes_properties_for_shape<2>(h, {3, long_extent});
   rk_test::axes_properties_for_shape<2>(h, {long_extent, 3});
   rk_test::axes_properties_for_shape<3>(h, {2, 31, 33});
-  // Columns 256 wide in groups (axis 0), runs of whole tiles (axes 0 and 2 of layout_right: 40 runs
-  // of 256 items per output, the finish over several threads per output), and two trailing axes as
-  // one run (axes 0 and 3).
+  // Columns 256 wide in groups (axis 0: each output one lane, read four a thread as vectors), runs
+  // of whole tiles (axes 0 and 2 of layout_right: 40 runs of 256 items per output, the finish over
+  // several threads per output), and two trailing axes as one run (axes 0 and 3).
   rk_test::axes_properties_for_shape<3>(h, {40, 3, 256});
   rk_test::axes_properties_for_shape<4>(h, {2, 3, 4, 256}, {{0, 2, 3}, {0, 3}, {1, 2, 3}});
   // Runs of 64 float tiles (128 of int64), longer than a window: the row engine splits each run
