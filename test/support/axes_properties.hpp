@@ -303,7 +303,7 @@ void check_axes_call(const H& h, const view_shape<R>& s, const std::vector<E>& s
       first_wrong = o;
     }
   }
-  const char* call = std::is_void_v<F> ? "reduce_axes" : "transform_reduce_axes";
+  const std::string call = std::is_void_v<F> ? "reduce_axes" : "transform_reduce_axes";
   CAPTURE(call);
   CAPTURE(sizeof(T));
   CAPTURE(first_wrong);

@@ -13,20 +13,25 @@
 
 namespace rk::detail
 {
+/// Calls `f` with `input` (a reader of x's items) under the call's transform, if it has one.
+template <class T, class U, class Transform, class Input, class F>
+void with_transform(const axes_source<U, Transform>& source, Input input, F&& f)
+{
+  if constexpr (std::is_same_v<Transform, untransformed>)
+  {
+    f(input);
+  }
+  else
+  {
+    f(transformed_input<Input, Transform, T>(input, source.transform));
+  }
+}
+
 /// Calls `f` with what the segments are read from: x's pointer or axes_input, under the transform.
 template <class T, class U, class Transform, class F>
 void with_axes_input(const axes_source<U, Transform>& source, const axes_plan& plan, F&& f)
 {
-  auto transformed = [&](auto input) {
-    if constexpr (std::is_same_v<Transform, untransformed>)
-    {
-      f(input);
-    }
-    else
-    {
-      f(transformed_input<decltype(input), Transform, T>(input, source.transform));
-    }
-  };
+  const auto transformed = [&](auto input) { with_transform<T>(source, input, f); };
   if (plan.rows_are_dense())
   {
     transformed(source.data);

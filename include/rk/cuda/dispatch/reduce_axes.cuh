@@ -128,6 +128,20 @@ column_threads finish_threads(offset_t chunks)
   return threads;
 }
 
+/// Enqueues op(init, root) per output from its `chunks` nodes (nodes[chunk * outputs + output]):
+/// the column engine's chunk nodes, or the runs route's run nodes. An ordinary launch: starting
+/// the finish early (programmatic dependent launch) took room from the nodes kernel's last wave
+/// and cost 4-12 % (H200, rk_perf_axes: 2^20 x 64 86.2 against 77.4 us, 8192 x 8192 85.6 against
+/// 82.0).
+template <class T, class Output, class Op>
+void enqueue_column_finish(cudaStream_t stream, const T* nodes, offset_t outputs, offset_t chunks, Output out,
+                           const T& init, const Op& op)
+{
+  const column_threads finish = finish_threads<T>(chunks);
+  launch_kernel(column_finish_kernel<T, Output, Op>, static_cast<unsigned>(ceil_div(outputs, offset_t{finish.width})),
+                column_block_threads, stream, "rk::reduce_axes", nodes, outputs, chunks, finish, out, init, op);
+}
+
 template <class T, class U, class Transform, class Output, class Op>
 void run_columns(cudaStream_t stream, const device_facts& device, const axes_source<U, Transform>& source,
                  const column_layout& layout, const column_grid& grid, Output out, const T& init, const Op& op)
@@ -151,13 +165,7 @@ void run_columns(cudaStream_t stream, const device_facts& device, const axes_sou
   T* nodes              = static_cast<T*>(scratch.partials);
   launch_kernel(nodes_kernel, blocks, column_block_threads, stream, "rk::reduce_axes", source.data, source.transform,
                 layout, grid, nodes, out, init, op);
-  const column_threads finish = finish_threads<T>(grid.chunks);
-  // An ordinary launch: starting the finish early (programmatic dependent launch) took room from
-  // the nodes kernel's last wave and cost 4-12 % (H200, rk_perf_axes: 2^20 x 64 86.2 against 77.4 us,
-  // 8192 x 8192 85.6 against 82.0).
-  launch_kernel(column_finish_kernel<T, Output, Op>, static_cast<unsigned>(ceil_div(outputs, offset_t{finish.width})),
-                column_block_threads, stream, "rk::reduce_axes", static_cast<const T*>(nodes), outputs, grid.chunks,
-                finish, out, init, op);
+  enqueue_column_finish(stream, static_cast<const T*>(nodes), outputs, grid.chunks, out, init, op);
   scratch.close();
 }
 
@@ -180,7 +188,7 @@ void run_runs(cudaStream_t stream, const device_facts& device, const axes_source
               const axes_plan& plan, const run_layout& layout, Output out, const T& init, const Op& op)
 {
   const fixed_segments runs{layout.run_items, layout.runs * plan.outputs};
-  const auto run_nodes = [&](auto input) {
+  with_transform<T>(source, static_cast<const std::remove_cv_t<U>*>(source.data), [&](auto input) {
     using launch = rows_launch<gpu_backend::single_pass, Provider, decltype(input), T*, T, Op, no_segment_init>;
     const launch rows(runs, device);
     const std::size_t nodes_bytes = align_up(static_cast<std::size_t>(runs.count) * sizeof(T), 256);
@@ -189,21 +197,9 @@ void run_runs(cudaStream_t stream, const device_facts& device, const axes_source
     T* nodes                      = static_cast<T*>(scratch.partials);
     rows.enqueue(input, nodes, no_segment_init{}, op, static_cast<unsigned char*>(scratch.partials) + nodes_bytes,
                  scratch.counters, stream);
-    const column_threads finish = finish_threads<T>(layout.runs);
-    launch_kernel(column_finish_kernel<T, Output, Op>,
-                  static_cast<unsigned>(ceil_div(plan.outputs, offset_t{finish.width})), column_block_threads, stream,
-                  "rk::reduce_axes", static_cast<const T*>(nodes), plan.outputs, layout.runs, finish, out, init, op);
+    enqueue_column_finish(stream, static_cast<const T*>(nodes), plan.outputs, layout.runs, out, init, op);
     scratch.close();
-  };
-  using item = std::remove_cv_t<U>;
-  if constexpr (std::is_same_v<Transform, untransformed>)
-  {
-    run_nodes(static_cast<const item*>(source.data));
-  }
-  else
-  {
-    run_nodes(transformed_input<const item*, Transform, T>(source.data, source.transform));
-  }
+  });
 }
 
 /// The segment engine over the outputs' items (rk/detail/axes_as_segments.hpp).
