@@ -626,7 +626,8 @@ int main(int argc, char** argv)
     {
       std::cout << "## Latency (device time per call, back to back; sums)\n\n"
                    "rk::nccl and rk::nccl(ws) exchange partials (one-GPU rk::reduce's bits whatever the rank "
-                   "count) and find the rank's offset with a gather of the shard lengths; \"offset given\" skips "
+                   "count) and find the rank's offset on the GPU from the shard lengths the ranks exchange (through "
+                   "symmetric memory with a workspace, else an ncclAllGather); \"offset given\" skips "
                    "that; \"values (ws)\" is rk::nccl(ws) before partials (rk::device's shard value, then the "
                    "symmetric step: bits that depend on the rank count), the baseline of the 1.5x target.\n\n";
       latency.print(std::cout);

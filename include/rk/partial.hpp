@@ -376,10 +376,11 @@ partial<T> partial_shape(offset_t offset, offset_t n)
   p.status     = partial<T>::valid;
   p.head_count = static_cast<std::int32_t>(lanes.head_count());
   p.has_tail   = lanes.has_tail() ? 1 : 0;
-  if (lanes.first_full_lane() < lanes.end_full_lane())
+  const piece_nodes nodes(lanes.first_full_lane(), lanes.end_full_lane());
+  p.node_count = nodes.count;
+  for (int k = 0; k < nodes.count; ++k)
   {
-    for_each_node(lanes.first_full_lane(), lanes.end_full_lane(),
-                  [&](offset_t, int level) { p.node_level[p.node_count++] = static_cast<std::uint8_t>(level); });
+    p.node_level[k] = static_cast<std::uint8_t>(nodes[k].level);
   }
   return p;
 }

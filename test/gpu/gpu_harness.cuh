@@ -118,6 +118,8 @@ struct gpu_harness
 {
   using policy_type                      = Policy;
   static constexpr bool commutative_only = CommutativeOnly;
+  /// Partials come from rk::reduce_partial on `policy`.
+  static constexpr bool plans_partials_itself = false;
   Policy policy{};
 
   template <class E>

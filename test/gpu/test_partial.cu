@@ -1,7 +1,8 @@
 // Partials on the GPU policies: pieces reduced on the GPU (and, every other piece, on rk::host)
 // combine to rk::reduce's bits; records written on the device, combined there or copied back; the
 // accumulator over device, pinned and pageable chunks (it refuses capture); a captured
-// rk::reduce_partial_into replayed.
+// rk::reduce_partial_into replayed; pieces planned on the GPU from an offset only it knows, as
+// rk::nccl plans a shard's.
 
 #include "../support/partial_properties.hpp"
 #include "gpu_harness.cuh"
@@ -9,12 +10,14 @@
 #include <rk/reduce.cuh>
 
 #include <thrust/device_vector.h>
+#include <thrust/host_vector.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace
@@ -22,6 +25,41 @@ namespace
 using device_harness      = rk_test::gpu_harness<rk::device_policy>;
 using two_pass_harness    = rk_test::gpu_harness<rk::two_pass_policy>;
 using single_pass_harness = rk_test::gpu_harness<rk::single_pass_policy>;
+
+/// rk::device's partials planned on the GPU, as rk::nccl plans a shard's partial when the ranks
+/// find the offsets there: the offset in device memory as a sum of two lengths
+/// (summed_offset_plan_kernel), the node kernel on the limits the host set from the length alone.
+struct planned_on_gpu_harness : device_harness
+{
+  static constexpr bool plans_partials_itself = true;
+
+  template <class T, class It, class Op>
+  rk::partial<T> reduce_partial(It first, It last, std::int64_t offset, Op op) const
+  {
+    namespace d            = rk::detail;
+    const std::int64_t n   = last - first;
+    const auto launch      = d::make_partial_launch<T>(policy, first, n, d::offset_on_device, op);
+    using planner          = typename std::remove_const_t<decltype(launch)>::planner;
+    const std::int64_t a[] = {offset / 3, offset - offset / 3};
+    const thrust::device_vector<std::int64_t> lengths(a, a + 2);
+    thrust::device_vector<unsigned char> plan(sizeof(d::partial_device_plan));
+    thrust::device_vector<unsigned char> values(std::max<std::size_t>(launch.scratch_bytes(), 16));
+    thrust::device_vector<unsigned> counters(launch.counter_words(), 0u);
+    thrust::device_vector<unsigned char> record(sizeof(rk::partial<T>));
+    auto* plan_at = reinterpret_cast<d::partial_device_plan*>(thrust::raw_pointer_cast(plan.data()));
+    d::summed_offset_plan_kernel<planner>
+      <<<1, d::partial_plan_threads>>>(thrust::raw_pointer_cast(lengths.data()), 2, launch.limits(), plan_at);
+    launch.enqueue_planned(plan_at, reinterpret_cast<rk::partial<T>*>(thrust::raw_pointer_cast(record.data())),
+                           thrust::raw_pointer_cast(values.data()), thrust::raw_pointer_cast(counters.data()));
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    // The nodes' arrival words are back at zero for the next user of the scratch.
+    const thrust::host_vector<unsigned> left(counters);
+    CHECK(std::count(left.begin(), left.end(), 0u) == static_cast<std::ptrdiff_t>(left.size()));
+    rk::partial<T> p;
+    REQUIRE(cudaMemcpy(&p, thrust::raw_pointer_cast(record.data()), sizeof(p), cudaMemcpyDeviceToHost) == cudaSuccess);
+    return p;
+  }
+};
 
 std::vector<float> spread_floats(std::int64_t n)
 {
@@ -43,6 +81,25 @@ RK_GPU_TEST_CASE("partials: pieces reduced on rk::two_pass and rk::single_pass c
 {
   rk_test::partials_combine_to_reduce_bits(two_pass_harness{});
   rk_test::partials_combine_to_reduce_bits(single_pass_harness{});
+}
+
+RK_GPU_TEST_CASE("partials: pieces planned on the GPU from an offset only it knows combine to rk::reduce's bits")
+{
+  rk_test::partials_combine_to_reduce_bits(planned_on_gpu_harness{});
+  // Long pieces, whose nodes share a full grid and split over many blocks.
+  const std::int64_t n          = (std::int64_t{1} << 25) + 1234;
+  const std::vector<float> host = spread_floats(n);
+  const thrust::device_vector<float> v(host.begin(), host.end());
+  const float want = rk::reduce(rk::device, v.begin(), v.end(), 0.25f, rk::plus{});
+  for (std::int64_t cut : {std::int64_t{0}, std::int64_t{12345}, std::int64_t{1} << 24, n - 3})
+  {
+    CAPTURE(cut);
+    const planned_on_gpu_harness h;
+    const auto a = h.reduce_partial<float>(v.begin(), v.begin() + cut, 0, rk::plus{});
+    const auto b = h.reduce_partial<float>(v.begin() + cut, v.end(), cut, rk::plus{});
+    CHECK(rk_test::same_bytes(rk::finish(rk::combine(a, b, rk::plus{}), 0.25f, rk::plus{}), want));
+  }
+  rk_test::partial_above_2_31(planned_on_gpu_harness{});
 }
 
 RK_GPU_TEST_CASE("partials: rk::accumulator over device chunks has rk::reduce's bits")

@@ -14,6 +14,8 @@ struct host_harness
 {
   using policy_type                      = Policy;
   static constexpr bool commutative_only = false;
+  /// Partials come from rk::reduce_partial on `policy`.
+  static constexpr bool plans_partials_itself = false;
   Policy policy{};
 
   template <class E>

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace
@@ -42,6 +43,72 @@ TEST_CASE("partials: rk::accumulator over chunks of any length has rk::reduce's 
 TEST_CASE("partials: a piece of more than 2^31 items through a computed iterator (rk::host)")
 {
   rk_test::partial_above_2_31(host_harness<rk::host_policy>{});
+}
+
+TEST_CASE("partials: a piece's tree nodes in closed form are the greedy walk's, node by node")
+{
+  // The walk the closed form replaces: from p, each node as large as its start's alignment allows
+  // while it fits, then each as large as what is left allows.
+  const auto walk = [](std::uint64_t p, std::uint64_t q) {
+    std::vector<rk::detail::piece_node> nodes;
+    std::uint64_t x = p;
+    while (x < q && x != 0)
+    {
+      int l = 0;
+      while (((x >> l) & 1u) == 0)
+      {
+        ++l;
+      }
+      if (q - x < (std::uint64_t{1} << l))
+      {
+        break;
+      }
+      nodes.push_back({static_cast<std::int64_t>(x), l});
+      x += std::uint64_t{1} << l;
+    }
+    while (x < q)
+    {
+      int l = 0;
+      while ((q - x) >> l > 1)
+      {
+        ++l;
+      }
+      nodes.push_back({static_cast<std::int64_t>(x), l});
+      x += std::uint64_t{1} << l;
+    }
+    return nodes;
+  };
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
+  for (std::uint64_t p = 0; p < 80; ++p)
+  {
+    for (std::uint64_t q = p; q < 150; ++q)
+    {
+      ranges.push_back({p, q});
+    }
+  }
+  std::uint64_t state = 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < 20000; ++i)
+  {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    const std::uint64_t p = (state >> 2) >> (state % 61);
+    const std::uint64_t q = p + ((state * 0x2545f4914f6cdd1dull) >> 2 >> (state % 59));
+    ranges.push_back({p, q});
+  }
+  ranges.push_back({1, std::uint64_t{1} << 62});
+  ranges.push_back({(std::uint64_t{1} << 62) - 1, (std::uint64_t{1} << 63) - 1});
+  for (const auto& [p, q] : ranges)
+  {
+    const auto expected = walk(p, q);
+    const rk::detail::piece_nodes nodes(static_cast<std::int64_t>(p), static_cast<std::int64_t>(q));
+    REQUIRE(nodes.count == static_cast<int>(expected.size()));
+    for (int k = 0; k < nodes.count; ++k)
+    {
+      CHECK(nodes[k].first_lane == expected[static_cast<std::size_t>(k)].first_lane);
+      CHECK(nodes[k].level == expected[static_cast<std::size_t>(k)].level);
+    }
+  }
 }
 
 TEST_CASE("partials: combine is associative on the records themselves")

@@ -233,22 +233,19 @@ void graph_capture(const rank_env& env, report& out)
   {
     begin += 5000 + r;
   }
-  // Capturable once the shard offset is given: finding it waits for the other ranks' lengths.
-  const auto policy = env.nccl().on(env.stream).with_offset(begin);
+  // Capturable with the shard offset found (on the GPU: nothing waits on the host) or given.
+  const auto found = env.nccl().on(env.stream);
+  const auto given = found.with_offset(begin);
+  device_slot<segment> merged_found;
   cuda_ok(cudaStreamSynchronize(env.stream), "cudaStreamSynchronize");
   cuda_ok(cudaStreamBeginCapture(env.stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
   cudaGraph_t graph = nullptr;
   try
   {
-    rk::reduce_into(env.nccl().on(env.stream), shard.begin(), shard.end(), sum.get(), std::int64_t{-1}, rk::plus{});
-    out.expect(false, "a captured rk::reduce_into with rk::nccl and no shard offset did not throw");
-  }
-  catch (const rk::error&)
-  {}
-  try
-  {
-    rk::reduce_into(policy, shard.begin(), shard.end(), sum.get(), std::int64_t{-1}, rk::plus{});
-    rk::reduce_into(policy, segments + begin, segments + begin + shard.size(), merged.get(), segment{-7, 0},
+    rk::reduce_into(found, shard.begin(), shard.end(), sum.get(), std::int64_t{-1}, rk::plus{});
+    rk::reduce_into(given, segments + begin, segments + begin + shard.size(), merged.get(), segment{-7, 0},
+                    segment_merge{});
+    rk::reduce_into(found, segments + begin, segments + begin + shard.size(), merged_found.get(), segment{-7, 0},
                     segment_merge{});
   }
   catch (...)
@@ -270,6 +267,9 @@ void graph_capture(const rank_env& env, report& out)
     const segment m = merged.read(env.stream);
     out.expect(m == segment{-7, total},
                mismatch("replay " + std::to_string(replay) + ": segment merge", m, segment{-7, total}));
+    const segment f = merged_found.read(env.stream);
+    out.expect(f == segment{-7, total},
+               mismatch("replay " + std::to_string(replay) + ": segment merge, offset found", f, segment{-7, total}));
   }
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);

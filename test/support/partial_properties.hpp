@@ -55,6 +55,21 @@ bool same_bytes(const T& a, const T& b)
   return std::memcmp(&a, &b, sizeof(T)) == 0;
 }
 
+/// The partial of [first, last) at `offset` on the harness's policy, or as the harness makes it
+/// where it makes partials itself (the GPU suite's partials planned on the GPU).
+template <class T, class H, class It, class Op>
+rk::partial<T> partial_on(const H& h, It first, It last, std::int64_t offset, Op op)
+{
+  if constexpr (H::plans_partials_itself)
+  {
+    return h.template reduce_partial<T>(first, last, offset, op);
+  }
+  else
+  {
+    return rk::reduce_partial<T>(h.policy, first, last, offset, op);
+  }
+}
+
 /// Cuts of [0, n) that fall on and beside the tree's lane, tile and node boundaries: for each cut c
 /// the pieces [0, c) and [c, n), and the three pieces [0, c), [c, c + d), [c + d, n) for short d.
 inline std::vector<std::vector<std::int64_t>> boundary_cuts(std::int64_t n, std::int64_t lane, std::int64_t tile)
@@ -141,8 +156,7 @@ void check_cut_sets(const H& h, const std::vector<E>& items, const Input& input,
     {
       if (k % 2 == 0)
       {
-        pieces.push_back(
-          rk::reduce_partial<T>(h.policy, input.begin() + cuts[k], input.begin() + cuts[k + 1], cuts[k], op));
+        pieces.push_back(partial_on<T>(h, input.begin() + cuts[k], input.begin() + cuts[k + 1], cuts[k], op));
       }
       else
       {
@@ -322,8 +336,7 @@ void partial_above_2_31(const H& h)
   std::vector<rk::partial<std::uint64_t>> pieces;
   for (int k = 0; k < 3; ++k)
   {
-    pieces.push_back(
-      rk::reduce_partial<std::uint64_t>(h.policy, first + cuts[k], first + cuts[k + 1], cuts[k], rk::plus{}));
+    pieces.push_back(partial_on<std::uint64_t>(h, first + cuts[k], first + cuts[k + 1], cuts[k], rk::plus{}));
   }
   CHECK(pieces[1].length > (std::int64_t{1} << 31));
   const auto whole = rk::combine(rk::combine(pieces[0], pieces[1], rk::plus{}), pieces[2], rk::plus{});

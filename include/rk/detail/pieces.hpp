@@ -49,39 +49,90 @@ struct piece_lanes
   }
 };
 
-constexpr int lowest_set_bit(std::uint64_t x)
+/// One of a piece's largest tree nodes: 2^level lanes from first_lane.
+struct piece_node
 {
-  int l = 0;
-  while (((x >> l) & 1u) == 0)
-  {
-    ++l;
-  }
-  return l;
-}
+  offset_t first_lane;
+  int level;
+};
 
-/// Calls f(first_lane, level) for the largest tree nodes inside the lanes [p, q), left to right:
-/// ascending levels from p (each as large as p's alignment allows), then descending to q.
-template <class F>
-void for_each_node(offset_t p, offset_t q, F&& f)
+/// The largest tree nodes inside the lanes [p, q), left to right, in closed form, so that a GPU
+/// thread finds node k without walking the k before it (rk::nccl plans a shard's partial on the
+/// GPU from an offset only the GPU knows). Walking from p, each node is as large as its start's
+/// alignment allows until the walk reaches m, q with the bits below the highest bit where p and q
+/// differ cleared (a multiple of that bit's value, so no node crosses it); from m each node is as
+/// large as what is left allows. So the nodes before m are the set bits of m - p from the lowest,
+/// those after it the set bits of q - m from the highest.
+struct piece_nodes
 {
-  auto x         = static_cast<std::uint64_t>(p);
-  const auto end = static_cast<std::uint64_t>(q);
-  while (x < end && x != 0)
+  std::uint64_t p;       ///< the first lane
+  std::uint64_t m;       ///< where the rising nodes end and the falling ones begin
+  std::uint64_t rising;  ///< m - p: a node per set bit, lowest first
+  std::uint64_t falling; ///< q - m: a node per set bit, highest first
+  int rising_count;
+  int count;
+
+  RK_HOST_DEVICE constexpr piece_nodes(offset_t first, offset_t end)
+      : p(static_cast<std::uint64_t>(first))
+      , m(split_point(static_cast<std::uint64_t>(first), static_cast<std::uint64_t>(end)))
+      , rising(m - p)
+      , falling(static_cast<std::uint64_t>(end > first ? end : first) - m)
+      , rising_count(set_bits(rising))
+      , count(rising_count + set_bits(falling))
+  {}
+
+  RK_HOST_DEVICE constexpr piece_node operator[](int k) const
   {
-    const int l = lowest_set_bit(x);
-    if (end - x < (std::uint64_t{1} << l))
+    if (k < rising_count)
     {
-      break;
+      const int level = nth_set_bit_from_low(rising, k);
+      return {static_cast<offset_t>(p + (rising & ((std::uint64_t{1} << level) - 1))), level};
     }
-    f(static_cast<offset_t>(x), l);
-    x += std::uint64_t{1} << l;
+    const int level = nth_set_bit_from_low(falling, set_bits(falling) - 1 - (k - rising_count));
+    return {static_cast<offset_t>(m + ((falling >> level) >> 1 << 1 << level)), level};
   }
-  while (x < end)
+
+private:
+  RK_HOST_DEVICE static constexpr std::uint64_t split_point(std::uint64_t first, std::uint64_t end)
   {
-    const int l = floor_log2(static_cast<offset_t>(end - x));
-    f(static_cast<offset_t>(x), l);
-    x += std::uint64_t{1} << l;
+    if (first >= end)
+    {
+      return first;
+    }
+    const int d = highest_set_bit(first ^ end);
+    return end >> d << d;
   }
-}
+  RK_HOST_DEVICE static constexpr int highest_set_bit(std::uint64_t x)
+  {
+    int l = 0;
+    while (x >> l > 1)
+    {
+      ++l;
+    }
+    return l;
+  }
+  RK_HOST_DEVICE static constexpr int set_bits(std::uint64_t x)
+  {
+    int c = 0;
+    for (; x != 0; x &= x - 1)
+    {
+      ++c;
+    }
+    return c;
+  }
+  RK_HOST_DEVICE static constexpr int nth_set_bit_from_low(std::uint64_t x, int n)
+  {
+    for (; n > 0; --n)
+    {
+      x &= x - 1;
+    }
+    int l = 0;
+    while (((x >> l) & 1u) == 0)
+    {
+      ++l;
+    }
+    return l;
+  }
+};
 
 } // namespace rk::detail

@@ -23,13 +23,12 @@ void fill_partial_on_host(partial<T>& p, RandomIt first, NodeRoot&& node_root, B
   {
     p.set_head(k, static_cast<T>(first[k]));
   }
-  int k = 0;
-  if (lanes.first_full_lane() < lanes.end_full_lane())
+  const piece_nodes nodes(lanes.first_full_lane(), lanes.end_full_lane());
+  for (int k = 0; k < nodes.count; ++k)
   {
-    for_each_node(lanes.first_full_lane(), lanes.end_full_lane(), [&](offset_t lane, int level) {
-      const offset_t begin = lane * lanes.lane_items - p.offset;
-      p.set_node(k++, node_root(begin, (offset_t{1} << level) * lanes.lane_items));
-    });
+    const piece_node node = nodes[k];
+    p.set_node(k, node_root(node.first_lane * lanes.lane_items - p.offset,
+                            (offset_t{1} << node.level) * lanes.lane_items));
   }
   if (p.has_tail)
   {

@@ -1,14 +1,15 @@
 #pragma once
 // rk::reduce, rk::reduce_into and rk::explain for rk::nccl policies. With a local policy that keeps
 // rk::reduce's tree, each rank reduces its shard to an rk::partial at its offset in the
-// concatenation (found with one ncclAllGather of the shard lengths unless the caller gives it),
+// concatenation (unless the caller gives it, found on the GPU from the shard lengths, which the
+// ranks exchange as they exchange values),
 // the ranks share the partials (one kernel over an rk::nccl_workspace's symmetric memory, else one
 // ncclAllGather), and every rank combines them in rank order and finishes after init: one-GPU
 // rk::reduce's bits, whatever the rank count. With rk::atomic each rank
 // reduces its shard without init, then shares a (valid, value) record with every rank and folds
 // the records in rank order after init: through one ncclAllGather between two small kernels, or,
 // with an rk::nccl_workspace that has symmetric memory, in one kernel. Everything is enqueued on
-// the policy's stream; rk::reduce waits, and so does finding the offset.
+// the policy's stream; rk::reduce waits for it, rk::reduce_into does not.
 
 #include <rk/cuda/dispatch/common.cuh>
 #include <rk/cuda/dispatch/flat_engine.cuh>
@@ -103,37 +104,11 @@ void gather_and_fold(ncclComm_t comm, const nccl_workspace* workspace, const ncc
 template <gpu_backend Backend>
 inline constexpr bool nccl_exchanges_partials_v = Backend != gpu_backend::atomic;
 
-/// This rank's shard offset: the caller's, or the sum of the lengths of the ranks before it, from
-/// one ncclAllGather of every rank's length (the host needs it to plan the partial: it waits).
+/// Whether rk::nccl exchanges values through the policy's workspace (its symmetric memory).
 template <gpu_backend Backend, class Provider>
-offset_t shard_offset_of(const nccl_policy<Backend, Provider>& policy, const nccl_rank& me, offset_t n,
-                         const device_facts& device)
+bool exchanges_values_symmetrically(const nccl_policy<Backend, Provider>& policy)
 {
-  if (policy.shard_offset >= 0)
-  {
-    return policy.shard_offset;
-  }
-  const cudaStream_t stream = policy.stream();
-  check_not_capturing(stream, "rk::nccl finding this rank's shard offset (pass it with .with_offset(offset) to "
-                              "capture the call)");
-  scratch_lease scratch = lease_scratch(device.ordinal, stream, 0, sizeof(offset_t),
-                                        static_cast<std::size_t>(me.ranks) * sizeof(offset_t));
-  auto* lengths         = static_cast<offset_t*>(scratch.partials);
-  throw_on_error(cudaMemcpyAsync(lengths + me.rank, &n, sizeof(n), cudaMemcpyHostToDevice, stream),
-                 "rk::nccl: storing this rank's shard length");
-  check_nccl(ncclAllGather(lengths + me.rank, lengths, sizeof(offset_t), ncclUint8, policy.comm, stream), policy.comm,
-             "rk::nccl: ncclAllGather of the shard lengths");
-  std::vector<offset_t> all(static_cast<std::size_t>(me.ranks));
-  throw_on_error(cudaMemcpyAsync(all.data(), lengths, all.size() * sizeof(offset_t), cudaMemcpyDeviceToHost, stream),
-                 "rk::nccl: copying the shard lengths back");
-  scratch.close();
-  throw_on_error(cudaStreamSynchronize(stream), "rk::nccl: waiting for the shard lengths");
-  offset_t offset = 0;
-  for (int r = 0; r < me.rank; ++r)
-  {
-    offset += all[static_cast<std::size_t>(r)];
-  }
-  return offset;
+  return RK_NCCL_DEVICE_API && policy.workspace != nullptr && policy.workspace->symmetric();
 }
 
 /// Whether rk::nccl shares partials of T through the policy's workspace: it has symmetric memory,
@@ -141,45 +116,84 @@ offset_t shard_offset_of(const nccl_policy<Backend, Provider>& policy, const ncc
 template <class T, gpu_backend Backend, class Provider>
 bool shares_partials_symmetrically(const nccl_policy<Backend, Provider>& policy)
 {
-  return RK_NCCL_DEVICE_API && policy.workspace != nullptr && policy.workspace->symmetric()
-      && alignof(partial<T>) <= symmetric_records::record_align;
+  return exchanges_values_symmetrically(policy) && alignof(partial<T>) <= symmetric_records::record_align;
 }
 
 /// The partials step: this rank's shard as an rk::partial at its offset, shared with every rank,
 /// combined in rank order and finished after `init` into `out` (device memory, or a pinned host
 /// slot), on every rank. Shared through the workspace's symmetric memory in one kernel where it
-/// has it, else with one ncclAllGather of the records and a kernel that combines them.
-/// Stream-ordered once the offset is known.
+/// has it, else with one ncclAllGather of the records and a kernel that combines them. Where the
+/// caller did not give the offset, the ranks first exchange their shard lengths the same way, and
+/// one block plans the partial on the GPU at the offset they sum to: nothing waits on the host
+/// (the host's wait for the lengths had cost ~30 us a call, 2x H200), and the call is capturable.
 template <gpu_backend Backend, class Provider, class InputIt, class T, class BinaryOp>
 void reduce_shards_exactly(const nccl_policy<Backend, Provider>& policy, const nccl_rank& me, InputIt first, offset_t n,
                            T init, T* out, const BinaryOp& user_op, const device_facts& device)
 {
-  const offset_t offset = shard_offset_of(policy, me, n, device);
-  const auto piece      = make_partial_launch<T>(policy.local, first, n, offset, user_op);
-  const auto op         = device_operator<BinaryOp>::get(user_op);
-  const bool symmetric  = shares_partials_symmetrically<T>(policy);
-  // The records in this call's scratch: its own, or every rank's (the gather's receive buffer).
+  const bool offset_given = policy.shard_offset >= 0;
+  const auto piece        = offset_given ? make_partial_launch<T>(policy.local, first, n, policy.shard_offset, user_op)
+                                         : make_partial_launch<T>(policy.local, first, n, offset_on_device, user_op);
+  using planner           = typename std::remove_const_t<decltype(piece)>::planner;
+  const auto op           = device_operator<BinaryOp>::get(user_op);
+  const bool symmetric    = shares_partials_symmetrically<T>(policy);
+  const cudaStream_t stream = policy.stream();
+  // One lease: the records (its own, or every rank's: the gather's receive buffer), then where the
+  // offset is found on the GPU its plan and the gathered lengths, then the nodes' values.
   const std::size_t records_bytes = align_up(static_cast<std::size_t>(symmetric ? 1 : me.ranks) * sizeof(partial<T>),
                                              256);
-  scratch_lease scratch           = lease_scratch(device.ordinal, policy.stream(), piece.counter_words(), sizeof(T),
-                                                  records_bytes + piece.scratch_bytes());
-  auto* records                   = static_cast<partial<T>*>(scratch.partials);
+  const std::size_t plan_bytes    = offset_given ? 0 : align_up(sizeof(partial_device_plan), 256);
+  const std::size_t lengths_bytes = offset_given ? 0
+                                                 : align_up(static_cast<std::size_t>(me.ranks) * sizeof(offset_t), 256);
+  scratch_lease scratch           = lease_scratch(device.ordinal, stream, piece.counter_words(), sizeof(T),
+                                                  records_bytes + plan_bytes + lengths_bytes + piece.scratch_bytes());
+  auto* bytes                     = static_cast<unsigned char*>(scratch.partials);
+  auto* records                   = reinterpret_cast<partial<T>*>(bytes);
+  auto* plan                      = reinterpret_cast<partial_device_plan*>(bytes + records_bytes);
+  auto* lengths                   = reinterpret_cast<offset_t*>(bytes + records_bytes + plan_bytes);
+  void* values                    = bytes + records_bytes + plan_bytes + lengths_bytes;
   partial<T>* mine                = symmetric ? records : records + me.rank;
-  piece.enqueue(mine, static_cast<unsigned char*>(scratch.partials) + records_bytes, scratch.counters);
+  if (offset_given)
+  {
+    piece.enqueue(mine, values, scratch.counters);
+  }
+  else
+  {
+#if RK_NCCL_DEVICE_API
+    if (exchanges_values_symmetrically(policy))
+    {
+      launch_kernel(symmetric_shard_plan_kernel<planner>, 1, partial_plan_threads, stream,
+                    "rk::nccl: exchanging the shard lengths and planning the shard's partial (symmetric memory)",
+                    policy.workspace->device_comm(), policy.workspace->buffer(), piece.limits(), plan);
+    }
+    else
+#endif
+    {
+      launch_kernel(store_value_kernel<offset_t>, 1, 1, stream, "rk::nccl: storing this rank's shard length", n,
+                    lengths + me.rank);
+      check_nccl(ncclAllGather(lengths + me.rank, lengths, sizeof(offset_t), ncclUint8, policy.comm, stream),
+                 policy.comm, "rk::nccl: ncclAllGather of the shard lengths");
+      launch_kernel(summed_offset_plan_kernel<planner>, 1, partial_plan_threads, stream,
+                    "rk::nccl: planning the shard's partial", lengths, me.rank, piece.limits(), plan);
+    }
+    piece.enqueue_planned(plan, mine, values, scratch.counters);
+  }
 #if RK_NCCL_DEVICE_API
   if (symmetric)
   {
-    launch_kernel(symmetric_gather_partials_kernel<T, decltype(op)>, 1, warp_threads, policy.stream(),
-                  "rk::nccl: sharing and combining the shard partials (symmetric memory)",
-                  policy.workspace->device_comm(), policy.workspace->buffer(), mine, init, out, op);
+    // Dependent on the partial's kernel: the step's launch overlaps that kernel's run (1 us a call
+    // less, 2x H200, rk_perf_nccl); it waits for that kernel's end before it reads the record.
+    constexpr auto gather = symmetric_gather_partials_kernel<T, decltype(op)>;
+    launch_dependent_kernel(gather, waits_for_prior_grid<gather>(device.ordinal), 1, warp_threads, stream,
+                            "rk::nccl: sharing and combining the shard partials (symmetric memory)",
+                            policy.workspace->device_comm(), policy.workspace->buffer(), mine, init, out, op);
     scratch.close();
     return;
   }
 #endif
-  check_nccl(ncclAllGather(mine, records, sizeof(partial<T>), ncclUint8, policy.comm, policy.stream()), policy.comm,
+  check_nccl(ncclAllGather(mine, records, sizeof(partial<T>), ncclUint8, policy.comm, stream), policy.comm,
              "rk::nccl: ncclAllGather of the shard partials");
-  launch_kernel(fold_shard_partials_kernel<T, decltype(op)>, 1, 1, policy.stream(),
-                "rk::nccl: combining the shard partials", records, me.ranks, init, out, op);
+  launch_kernel(fold_shard_partials_kernel<T, decltype(op)>, 1, 1, stream, "rk::nccl: combining the shard partials",
+                records, me.ranks, init, out, op);
   scratch.close();
 }
 
@@ -277,9 +291,12 @@ explanation explain_dispatch(const nccl_policy<Backend, Provider>& policy, Input
     e.reason += "; across the " + std::to_string(ranks) + " ranks: this rank's shard is reduced to an rk::partial "
               + "record (" + std::to_string(sizeof(partial<T>)) + " bytes: the tree's nodes inside the shard) at its "
               + "offset in the concatenation ("
-              + (policy.shard_offset >= 0 ? std::string("given")
-                                          : std::string("found with one ncclAllGather of the shard lengths, waited "
-                                                        "for"))
+              + (policy.shard_offset >= 0
+                   ? std::string("given")
+                   : std::string("found on the GPU from the shard lengths, exchanged ")
+                       + (detail::exchanges_values_symmetrically(policy) ? "through symmetric memory"
+                                                                         : "with one ncclAllGather")
+                       + ", where one block plans the partial")
               + (detail::shares_partials_symmetrically<T>(policy)
                    ? std::string("), one kernel stores the record into every rank's symmetric memory "
                                  "(rk::nccl_workspace)")

@@ -6,8 +6,12 @@
 //  - The symmetric step (rk::nccl_workspace): one kernel stores the record into every peer's
 //    memory and folds the records that arrive in its own.
 // With the reproducible tree the records are the shards' rk::partial records instead, gathered
-// either way and combined in rank order.
+// either way and combined in rank order; where the caller did not give the shard's offset, the
+// ranks first exchange their shard lengths the same way (values), and a block plans the shard's
+// partial on the GPU from the offset they sum to.
 
+#include <rk/cuda/agent/partial_plan.cuh>
+#include <rk/cuda/launch.cuh>
 #include <rk/cuda/primitives/warp_reduce.cuh>
 #include <rk/detail/store.hpp>
 #include <rk/nccl/workspace.cuh>
@@ -47,6 +51,14 @@ __global__ void fold_shard_records_kernel(const maybe<T>* records, int ranks, T 
     }
   }
   ::new (static_cast<void*>(out)) T(acc);
+}
+
+/// *out = v: a value the host has, in device memory for a collective, from a kernel parameter
+/// (capturable, unlike a copy from the host's stack).
+template <class T>
+__global__ void store_value_kernel(T v, T* out)
+{
+  *out = v;
 }
 
 /// *out = rk::finish(rk::combine(the ranks' records in rank order), init): `whole` is rank 0's
@@ -101,34 +113,29 @@ __device__ inline void wait_for_records(unsigned char* local, unsigned long long
   __syncwarp();
 }
 
-/// The symmetric step, one warp: writes this rank's record (the shard's result at `value`, or an
-/// empty one if null) into its slot of every peer's buffer, then waits until every peer's record of
-/// this call has arrived in its own buffer, and folds them in rank order after `init` into `out`.
-/// A record is published by a release store of its call number after its bytes, and read after an
-/// acquire load that sees that number (system scope: the stores cross NVLink), so no barrier is
-/// needed. The call number is this rank's count of these kernels, kept in its own buffer, so the
-/// step stays in step across CUDA graph replays as well.
-template <class T, class Op>
-__global__ void __launch_bounds__(warp_threads)
-  symmetric_gather_fold_kernel(ncclDevComm comm, ncclDevResourceHandle_t buffer, const T* value, T init, T* out, Op op)
+/// This rank's counter of symmetric steps, in its own buffer (only its own kernels touch it).
+__device__ inline unsigned long long& symmetric_call_counter(unsigned char* local)
 {
-  using layout                  = symmetric_records;
-  using call_word               = symmetric_call_word;
-  const int ranks               = comm.nRanks;
-  const int me                  = comm.rank;
-  auto* local                   = static_cast<unsigned char*>(ncclGetResourceBufferLocalPointer(comm, buffer));
-  auto& counter                 = *reinterpret_cast<unsigned long long*>(local);
-  const unsigned long long call = counter + 1;
+  return *reinterpret_cast<unsigned long long*>(local);
+}
 
-  // Every lane holds the record; lanes take the peers in turn.
+/// Lanes of warp 0 take the peers in turn: writes this rank's value record of call `call` (the
+/// value at `value`, or an empty record if null) into its slot of every peer's buffer, each
+/// published by a release store of the call number after its bytes (system scope: the stores
+/// cross NVLink; read after an acquire load that sees the number, so no barrier is needed).
+template <class T>
+__device__ void publish_value_record(const ncclDevComm& comm, ncclDevResourceHandle_t buffer, unsigned long long call,
+                                     const T* value)
+{
+  using layout = symmetric_records;
   uninitialized<T> mine;
   const bool valid = value != nullptr;
   if (valid)
   {
     mine.emplace(*value);
   }
-  const std::size_t slot = layout::slot_offset(call, me, ranks);
-  for (int peer = static_cast<int>(threadIdx.x); peer < ranks; peer += warp_threads)
+  const std::size_t slot = layout::slot_offset(call, comm.rank, comm.nRanks);
+  for (int peer = static_cast<int>(threadIdx.x); peer < comm.nRanks; peer += warp_threads)
   {
     auto* remote  = static_cast<unsigned char*>(ncclGetResourceBufferLsaPointer(comm, buffer, peer)) + slot;
     auto* header  = reinterpret_cast<layout::slot_header*>(remote);
@@ -137,28 +144,89 @@ __global__ void __launch_bounds__(warp_threads)
     {
       __builtin_memcpy(remote + layout::value_offset, static_cast<const void*>(&mine.value), sizeof(T));
     }
-    call_word(header->call).store(call, cuda::memory_order_release);
+    symmetric_call_word(header->call).store(call, cuda::memory_order_release);
   }
-  wait_for_records(local, call, ranks);
+}
+
+/// Rank `source`'s value record of call `call` in this rank's buffer (after wait_for_records):
+/// whether it holds a value, put in `v`.
+template <class T>
+__device__ bool read_value_record(unsigned char* local, unsigned long long call, int source, int ranks,
+                                  uninitialized<T>& v)
+{
+  using layout          = symmetric_records;
+  unsigned char* record = local + layout::slot_offset(call, source, ranks);
+  auto* header          = reinterpret_cast<layout::slot_header*>(record);
+  // Its own acquire (the lane that waited for this slot may be another one).
+  (void) symmetric_call_word(header->call).load(cuda::memory_order_acquire);
+  if (header->valid == 0)
+  {
+    return false;
+  }
+  __builtin_memcpy(static_cast<void*>(&v.value), record + layout::value_offset, sizeof(T));
+  return true;
+}
+
+/// The symmetric step, one warp: writes this rank's record (the shard's result at `value`, or
+/// an empty one if null) into its slot of every peer's buffer, then waits until every peer's record of
+/// this call has arrived in its own buffer, and folds them in rank order after `init` into `out`.
+/// The call number is this rank's count of these kernels, kept in its own buffer, so the step stays
+/// in step across CUDA graph replays as well.
+template <class T, class Op>
+__global__ void __launch_bounds__(warp_threads)
+  symmetric_gather_fold_kernel(ncclDevComm comm, ncclDevResourceHandle_t buffer, const T* value, T init, T* out, Op op)
+{
+  auto* local                   = static_cast<unsigned char*>(ncclGetResourceBufferLocalPointer(comm, buffer));
+  const unsigned long long call = symmetric_call_counter(local) + 1;
+  publish_value_record(comm, buffer, call, value);
+  wait_for_records(local, call, comm.nRanks);
   if (threadIdx.x == 0)
   {
     T acc = init;
-    for (int source = 0; source < ranks; ++source)
+    for (int source = 0; source < comm.nRanks; ++source)
     {
-      unsigned char* record = local + layout::slot_offset(call, source, ranks);
-      auto* header          = reinterpret_cast<layout::slot_header*>(record);
-      // Its own acquire (the lane that waited for this slot may be another one).
-      (void) call_word(header->call).load(cuda::memory_order_acquire);
-      if (header->valid != 0)
+      uninitialized<T> v;
+      if (read_value_record(local, call, source, comm.nRanks, v))
       {
-        uninitialized<T> v;
-        __builtin_memcpy(static_cast<void*>(&v.value), record + layout::value_offset, sizeof(T));
         acc = op(acc, v.value);
       }
     }
     ::new (static_cast<void*>(out)) T(acc);
-    counter = call;
+    symmetric_call_counter(local) = call;
   }
+}
+
+/// The symmetric step for the shard lengths, then the plan: warp 0 exchanges this rank's length
+/// (limits.length) with every rank as the value step does, the offset is the sum of the lengths of
+/// the ranks before this one, and the block plans the shard's partial there
+/// (plan_partial_in_block).
+template <class Planner>
+__global__ void __launch_bounds__(partial_plan_threads)
+  symmetric_shard_plan_kernel(ncclDevComm comm, ncclDevResourceHandle_t buffer, partial_plan_limits limits,
+                              partial_device_plan* plan)
+{
+  allow_dependent_grid(); // the partial's kernel waits for this one's end before it reads the plan
+  __shared__ offset_t offset;
+  if (threadIdx.x < warp_threads)
+  {
+    auto* local                   = static_cast<unsigned char*>(ncclGetResourceBufferLocalPointer(comm, buffer));
+    const unsigned long long call = symmetric_call_counter(local) + 1;
+    publish_value_record(comm, buffer, call, &limits.length);
+    wait_for_records(local, call, comm.nRanks);
+    if (threadIdx.x == 0)
+    {
+      offset_t sum = 0;
+      for (int source = 0; source < comm.rank; ++source)
+      {
+        uninitialized<offset_t> length;
+        sum += read_value_record(local, call, source, comm.nRanks, length) ? length.value : 0;
+      }
+      offset                        = sum;
+      symmetric_call_counter(local) = call;
+    }
+  }
+  __syncthreads();
+  plan_partial_in_block<Planner, partial_plan_threads>(offset, limits, plan);
 }
 
 /// The symmetric step for partials, one warp: copies this rank's record (`mine`, in device memory,
@@ -171,6 +239,7 @@ __global__ void __launch_bounds__(warp_threads)
   symmetric_gather_partials_kernel(ncclDevComm comm, ncclDevResourceHandle_t buffer, const partial<T>* mine, T init,
                                    T* out, Op op)
 {
+  wait_for_prior_grid(); // launched dependent on the partial's kernel, whose record it reads
   using layout = symmetric_records;
   static_assert(sizeof(partial<T>) <= layout::record_bytes && alignof(partial<T>) <= layout::record_align,
                 "rk::nccl_workspace's slots hold an rk::partial<T> at its alignment (rk::nccl shares others with "
@@ -178,8 +247,7 @@ __global__ void __launch_bounds__(warp_threads)
   const int ranks               = comm.nRanks;
   const int me                  = comm.rank;
   auto* local                   = static_cast<unsigned char*>(ncclGetResourceBufferLocalPointer(comm, buffer));
-  auto& counter                 = *reinterpret_cast<unsigned long long*>(local);
-  const unsigned long long call = counter + 1;
+  const unsigned long long call = symmetric_call_counter(local) + 1;
 
   // Lane p copies the record's used bytes to peer p and publishes them with its own release store
   // (a system-wide fence after the warp's copies had cost microseconds).
@@ -212,7 +280,7 @@ __global__ void __launch_bounds__(warp_threads)
       return *reinterpret_cast<partial<T>*>(at + layout::record_offset);
     };
     finish_rank_partials(record(0), ranks, record, init, out, op);
-    counter = call;
+    symmetric_call_counter(local) = call;
   }
 }
 #endif

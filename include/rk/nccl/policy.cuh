@@ -43,7 +43,7 @@ struct nccl_policy : execution_policy<nccl_policy<LocalBackend, LocalProvider>>
   /// rk's symmetric memory on `comm`, if the policy was made from one (not owned).
   const nccl_workspace* workspace = nullptr;
   /// Where this rank's shard starts in the concatenation of the shards, if the caller knows it
-  /// (-1: rk finds it with one ncclAllGather of the shard lengths, and waits for it).
+  /// (-1: the ranks exchange their shard lengths on the GPU, and the GPU sums them).
   std::int64_t shard_offset = -1;
 
   /// A copy whose work (local reduction, gather, fold) runs on `s`.
@@ -55,8 +55,8 @@ struct nccl_policy : execution_policy<nccl_policy<LocalBackend, LocalProvider>>
   }
 
   /// A copy that takes `offset` as this rank's shard offset (the shard lengths of the ranks before
-  /// it, added up) instead of asking the other ranks: no exchange and no wait for it, so the call
-  /// stays stream-ordered and capturable. Used by the reproducible local policies only.
+  /// it, added up) instead of asking the other ranks: one step less (the exchange of the lengths,
+  /// and the plan made on the GPU). Used by the reproducible local policies only.
   constexpr nccl_policy with_offset(std::int64_t offset) const noexcept
   {
     nccl_policy copy  = *this;

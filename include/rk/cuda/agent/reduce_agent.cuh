@@ -150,7 +150,7 @@ struct reduce_agent
 
   /// Scratch a plan's blocks write: node values and pieces, or one partial per block (rk::atomic,
   /// which writes none, leases them all the same: a block's worth of values).
-  static offset_t partial_values(const plan_type& p)
+  __host__ __device__ static offset_t partial_values(const plan_type& p)
   {
     if constexpr (pairwise)
     {

@@ -24,67 +24,50 @@ constexpr void check_partial_backend()
                 "rk::single_pass or rk::two_pass");
 }
 
-/// The nodes' work: each node's tree split into parts as rk::reduce's plan would split it if it had
-/// the node's share of the grid (its share of the piece's items), at least one part each.
-template <class Agent, class T>
-partial_work plan_partial_work(const partial<T>& shape, offset_t max_blocks)
-{
-  partial_work work{};
-  work.node_count = shape.node_count;
-  const piece_lanes lanes{shape.offset, shape.length, shape.lane_items};
-  const offset_t full_items = (lanes.end_full_lane() - lanes.first_full_lane()) * lanes.lane_items;
-  offset_t begin            = lanes.first_full_lane() * lanes.lane_items - shape.offset;
-  offset_t values           = 0;
-  for (int k = 0; k < shape.node_count; ++k)
-  {
-    partial_node_work& w = work.node[k];
-    work.level[k]        = shape.node_level[k];
-    w.begin              = begin;
-    w.items              = (offset_t{1} << shape.node_level[k]) * lanes.lane_items;
-    // The node's share of the grid, in floating point: items * max_blocks can pass 2^63.
-    const double share   = static_cast<double>(w.items) / static_cast<double>(full_items);
-    const offset_t want  = static_cast<offset_t>(share * static_cast<double>(max_blocks));
-    const tree_plan plan = Agent::plan(w.items, want > 1 ? want : 1);
-    w.parts              = plan.split.parts;
-    w.first_block        = work.blocks;
-    w.values             = values;
-    work.blocks += w.parts;
-    values += Agent::partial_values(plan);
-    begin += w.items;
-  }
-  work.values = values;
-  return work;
-}
-
 /// The launch of one rk::reduce_partial: the items from `input` (what the kernel reads: see
 /// to_device_input), standing at the shape's offset, into a record in device memory. The nodes'
 /// values go to scratch_bytes() of the caller's scratch and their arrivals to counter_words() of
 /// its counters, so a caller that needs scratch of its own (rk::nccl) takes both in one lease.
-/// Made by make_partial_launch.
+/// Where only the GPU will know the offset (rk::nccl's shards), the launch is made from the length
+/// alone: a block earlier on the stream makes the plan there (plan_partial_in_block, on `planner`
+/// and limits()), and the scratch and the grid are sized for any offset. Made by
+/// make_partial_launch.
 template <class T, class Provider, class Input, class Op>
 class partial_launch
 {
   // Whatever the policy's tree shape: a partial is made of the reproducible tree's nodes.
-  using provider               = with_tree_shape<Provider, tree_shape::pairwise_tiles>;
-  using vector_agent           = reduce_agent<provider, Input, T>;
-  using element_agent          = typename element_agent_of<vector_agent::vectorized, provider, Input, T>::type;
-  using item                   = typename vector_agent::item;
-  static constexpr auto kernel = partial_kernel<vector_agent, element_agent, Input, T, Op>;
+  using provider                       = with_tree_shape<Provider, tree_shape::pairwise_tiles>;
+  using vector_agent                   = reduce_agent<provider, Input, T>;
+  using element_agent                  = typename element_agent_of<vector_agent::vectorized, provider, Input, T>::type;
+  static constexpr auto kernel         = partial_kernel<vector_agent, element_agent, Input, T, Op>;
+  static constexpr auto planned_kernel = planned_partial_kernel<vector_agent, element_agent, Input, T, Op>;
 
 public:
-  partial_launch(cudaStream_t stream, Input input, Op op, const device_facts& device, const partial<T>& shape)
+  /// The agent whose plan the nodes take, for plan_partial_in_block.
+  using planner = vector_agent;
+
+  /// A piece at a known offset: planned here.
+  partial_launch(cudaStream_t stream, Input input, Op op, const device_facts& device, offset_t offset, offset_t n)
+      : partial_launch(stream, input, op, device, n)
+  {
+    planned_here_ = true;
+    ends_         = make_partial_ends(offset, n, vector_agent::lane_items);
+    work_         = plan_partial_work<vector_agent>(offset, n, limits_.max_blocks);
+  }
+  /// A piece whose offset only the GPU will know: enqueue_planned runs it on a plan made there.
+  partial_launch(cudaStream_t stream, Input input, Op op, const device_facts& device, offset_t n)
       : stream_(stream)
       , input_(input)
       , op_(op)
       , device_(device)
-      , shape_(shape)
-      , work_(plan_partial_work<vector_agent>(
-          shape, vector_agent::grid_cap(max_grid<kernel>(vector_agent::tuning, vector_agent::block_threads, device))))
+      , limits_(partial_plan_limits_for<vector_agent>(
+          n, vector_agent::grid_cap(max_grid<kernel>(vector_agent::tuning, vector_agent::block_threads, device))))
   {}
 
+  /// Scratch the nodes write: the plan's, or for a plan made on the GPU, the most any offset needs.
   std::size_t scratch_bytes() const
   {
-    return static_cast<std::size_t>(work_.values) * sizeof(T);
+    return static_cast<std::size_t>(planned_here_ ? work_.values : limits_.values) * sizeof(T);
   }
   /// Counter words the launch synchronizes through (one per node), zero before and after it.
   static constexpr std::size_t counter_words()
@@ -95,17 +78,28 @@ public:
   {
     return device_;
   }
+  const partial_plan_limits& limits() const
+  {
+    return limits_;
+  }
 
-  /// Enqueues the launch; `scratch` holds scratch_bytes(), aligned for T, and `counters`
-  /// counter_words() words of a lease's counters.
+  /// Enqueues the launch planned here; `scratch` holds scratch_bytes(), aligned for T, and
+  /// `counters` counter_words() words of a lease's counters.
   void enqueue(partial<T>* out, void* scratch, unsigned* counters) const
   {
-    const piece_lanes lanes{shape_.offset, shape_.length, shape_.lane_items};
-    const partial_ends ends{shape_.offset,     shape_.length,     lanes.tail_begin() - shape_.offset,
-                            shape_.lane_items, shape_.head_count, shape_.has_tail};
     launch_kernel(kernel, static_cast<unsigned>(work_.blocks + 1), vector_agent::block_threads, stream_,
-                  "rk::reduce_partial: launching its kernel", input_, ends, work_, static_cast<T*>(scratch), counters,
+                  "rk::reduce_partial: launching its kernel", input_, ends_, work_, static_cast<T*>(scratch), counters,
                   out, op_);
+  }
+  /// Enqueues the launch on the plan that the kernel just ahead of it on the stream makes on the
+  /// GPU, within limits(): launched dependent on that kernel, its blocks start while the plan is
+  /// made (2 us a call less at 2^10-2^20 items, 2x H200, rk_perf_nccl).
+  void enqueue_planned(const partial_device_plan* plan, partial<T>* out, void* scratch, unsigned* counters) const
+  {
+    launch_dependent_kernel(planned_kernel, waits_for_prior_grid<planned_kernel>(device_.ordinal),
+                            static_cast<unsigned>(limits_.grid), vector_agent::block_threads, stream_,
+                            "rk::reduce_partial: launching its kernel (planned on the GPU)", input_, plan,
+                            static_cast<T*>(scratch), counters, out, op_);
   }
 
 private:
@@ -113,14 +107,22 @@ private:
   Input input_;
   Op op_;
   const device_facts& device_;
-  partial<T> shape_;
-  partial_work work_;
+  partial_plan_limits limits_;
+  bool planned_here_ = false;
+  partial_ends ends_{};
+  partial_work work_{};
 };
 
-/// The launch of rk::reduce_partial of the n items from `first`, standing at `offset`, on the
-/// policy's stream: the call's checks, the operator and input the kernels take, the record's shape.
-template <class T, gpu_backend Backend, class Provider, class InputIt, class BinaryOp>
-auto make_partial_launch(const gpu_policy<Backend, Provider>& policy, InputIt first, offset_t n, offset_t offset,
+/// Where a piece's offset is known only on the GPU (make_partial_launch's tag).
+struct offset_on_device_t
+{};
+inline constexpr offset_on_device_t offset_on_device{};
+
+/// The launch of rk::reduce_partial of the n items from `first`, standing at `offset` (or at an
+/// offset that only the GPU will know: offset_on_device), on the policy's stream: the call's
+/// checks, the operator and input the kernels take, the record's shape.
+template <class T, gpu_backend Backend, class Provider, class InputIt, class Offset, class BinaryOp>
+auto make_partial_launch(const gpu_policy<Backend, Provider>& policy, InputIt first, offset_t n, Offset offset,
                          const BinaryOp& user_op)
 {
   check_partial_backend<Backend>();
@@ -128,8 +130,17 @@ auto make_partial_launch(const gpu_policy<Backend, Provider>& policy, InputIt fi
   const device_facts& device = current_device_facts();
   // An empty piece reads nothing, anywhere: its iterator is not checked.
   const auto input = to_device_input(first, n > 0 ? &device : nullptr);
-  return partial_launch<T, Provider, std::remove_const_t<decltype(input)>, std::remove_const_t<decltype(op)>>(
-    policy.stream, input, op, device, partial_shape<T, InputIt>(offset, n));
+  using launch = partial_launch<T, Provider, std::remove_const_t<decltype(input)>, std::remove_const_t<decltype(op)>>;
+  static_assert(launch::planner::lane_items == tile_lane_items<tree_item_t<InputIt>>,
+                "the kernel reads the items the record's lanes count");
+  if constexpr (std::is_same_v<Offset, offset_on_device_t>)
+  {
+    return launch(policy.stream, input, op, device, n);
+  }
+  else
+  {
+    return launch(policy.stream, input, op, device, static_cast<offset_t>(offset), n);
+  }
 }
 
 /// Enqueues rk::reduce_partial into the record `out` in device memory, with scratch of its own.

@@ -1,11 +1,14 @@
 #pragma once
-// rk::reduce_partial's kernel: the record's cut lanes and shape, and its tree nodes, each the root
+// rk::reduce_partial's kernels: the record's cut lanes and shape, and its tree nodes, each the root
 // of a standalone tree over the node's items (rk::reduce's block body on a part of it, as
 // segmented reduce runs it on the parts of a long segment), a node that took several parts
-// finished by the last of them; and rk::combine of two records in device memory.
+// finished by the last of them, on a plan the host made (a kernel parameter) or one made on the
+// GPU (in device memory); and rk::combine of two records in device memory.
 
+#include <rk/cuda/agent/partial_plan.cuh>
 #include <rk/cuda/agent/segment_parts.cuh>
 #include <rk/cuda/agent/tile_tree_finish.cuh>
+#include <rk/cuda/launch.cuh>
 #include <rk/cuda/primitives/arrival.cuh>
 #include <rk/cuda/primitives/load.cuh>
 #include <rk/detail/store.hpp>
@@ -15,40 +18,6 @@
 
 namespace rk::detail
 {
-/// One node of a partial: its items [begin, begin + items) counted from the piece's first item,
-/// the parts its tree is split into (make_tile_split(tiles, parts), as rk::reduce's plan splits),
-/// the node kernel's blocks that take them, and where their values go in scratch.
-struct partial_node_work
-{
-  offset_t begin;
-  offset_t items;
-  offset_t parts;
-  offset_t first_block;
-  offset_t values;
-};
-
-/// Every node's work, by value (a kernel parameter: no copy from the host to run, or to capture).
-struct partial_work
-{
-  int node_count;
-  offset_t blocks; ///< the node kernel's grid
-  offset_t values; ///< scratch values the nodes write
-  partial_node_work node[partial<char>::max_nodes];
-  std::uint8_t level[partial<char>::max_nodes];
-};
-
-/// What the record's ends need: its place, its lane width, its head (raw items before the first
-/// full lane) and its tail lane (the items from tail_begin, counted from the piece's first item).
-struct partial_ends
-{
-  std::int64_t offset;
-  std::int64_t length;
-  std::int64_t tail_begin;
-  int lane_items;
-  int head_count;
-  int has_tail;
-};
-
 template <class Item>
 __host__ __device__ inline tree_plan node_tree_plan(const partial_node_work& w)
 {
@@ -87,6 +56,34 @@ __device__ void write_partial_ends(Input first, partial<T>* out, const partial_e
   }
 }
 
+/// Part `part` of a node's tree (`w`): rk::reduce's block body on it, the node's value stored in
+/// `slot` by its only part, or by the last of its parts to arrive at `arrival`.
+template <class VectorAgent, class ElementAgent, class Input, class T, class Op>
+__device__ void reduce_partial_node_part(Input first, const partial_node_work& w, offset_t part, T* values,
+                                         unsigned& arrival, T* slot, Op& op)
+{
+  using item              = typename VectorAgent::item;
+  const tree_plan plan    = node_tree_plan<item>(w);
+  const tile_split& split = plan.split;
+  const tree_outputs<T> outputs{values + w.values, values + w.values + split.nodes()};
+  const maybe<T> root = reduce_segment_part<VectorAgent, ElementAgent>(first, w.begin, plan, part, outputs, op);
+  if (split.nodes() == 1)
+  {
+    if (threadIdx.x == 0)
+    {
+      store_every_byte<T>(slot, root.slot.value);
+    }
+  }
+  else if (part_arrives_last(arrival, static_cast<unsigned>(split.parts)))
+  {
+    const T value = finish_split<VectorAgent::block_threads, T>(split, outputs, op);
+    if (threadIdx.x == 0)
+    {
+      store_every_byte<T>(slot, value);
+    }
+  }
+}
+
 /// The whole record in one launch of work.blocks + 1 blocks. Block b < work.blocks takes part
 /// b - first_block of the node whose blocks it falls in: a node held by one block is stored at
 /// once; of several, the last part to arrive at the node's word of `arrivals` finishes it (as
@@ -100,7 +97,6 @@ __global__ void __launch_bounds__(VectorAgent::block_threads, VectorAgent::min_b
   partial_kernel(Input first, partial_ends ends, partial_work work, T* values, unsigned* arrivals, partial<T>* out,
                  Op op)
 {
-  using item       = typename VectorAgent::item;
   const offset_t b = blockIdx.x;
   if (b >= work.blocks)
   {
@@ -116,27 +112,74 @@ __global__ void __launch_bounds__(VectorAgent::block_threads, VectorAgent::min_b
     const int mid                               = (lo + hi) / 2;
     (work.node[mid].first_block <= b ? lo : hi) = mid;
   }
-  const partial_node_work& w = work.node[lo];
-  const tree_plan plan       = node_tree_plan<item>(w);
-  const tile_split& split    = plan.split;
-  const tree_outputs<T> outputs{values + w.values, values + w.values + split.nodes()};
-  const maybe<T> root = reduce_segment_part<VectorAgent, ElementAgent>(first, w.begin, plan, b - w.first_block, outputs,
-                                                                       op);
-  if (split.nodes() == 1)
+  reduce_partial_node_part<VectorAgent, ElementAgent>(first, work.node[lo], b - work.node[lo].first_block, values,
+                                                      arrivals[lo], out->node_slot(lo), op);
+}
+
+/// partial_kernel on a plan made on the GPU (plan_partial_in_block, in the kernel ahead of it on
+/// the stream: launched dependent on it, this one starts while it runs and waits for its end before
+/// reading the plan), on a grid of the plan's limits: blocks past the plan's leave at once. A
+/// block finds its node by counting the nodes that start at or before it, every thread reading one
+/// node's first block at once (a binary search would wait on device memory at each step), and
+/// keeps the node's work in shared memory: held in registers it made the body spill at
+/// rk::reduce's occupancy bound (148 bytes a thread), and 2^31 floats a rank took 19 % longer
+/// (2x H200, rk_perf_nccl's throughput).
+template <class VectorAgent, class ElementAgent, class Input, class T, class Op>
+__global__ void __launch_bounds__(VectorAgent::block_threads, VectorAgent::min_blocks_per_sm)
+  planned_partial_kernel(Input first, const partial_device_plan* plan, T* values, unsigned* arrivals, partial<T>* out,
+                         Op op)
+{
+  wait_for_prior_grid();
+  allow_dependent_grid();
+  const partial_work& work = plan->work;
+  const offset_t b         = blockIdx.x;
+  const offset_t blocks    = work.blocks;
+  if (b >= blocks)
   {
-    if (threadIdx.x == 0)
+    if (b == blocks && threadIdx.x == 0)
     {
-      store_every_byte<T>(out->node_slot(lo), root.slot.value);
+      write_partial_ends(first, out, plan->ends, work, op);
     }
+    return;
   }
-  else if (part_arrives_last(arrivals[lo], static_cast<unsigned>(split.parts)))
+  const int node_count = work.node_count;
+  int started          = 0;
+  for (int k0 = 0; k0 < node_count; k0 += VectorAgent::block_threads)
   {
-    const T value = finish_split<VectorAgent::block_threads, T>(split, outputs, op);
-    if (threadIdx.x == 0)
-    {
-      store_every_byte<T>(out->node_slot(lo), value);
-    }
+    const int k = k0 + static_cast<int>(threadIdx.x);
+    started += __syncthreads_count(k < node_count && work.node[k].first_block <= b);
   }
+  const int node = started - 1;
+  __shared__ partial_node_work w;
+  if (threadIdx.x == 0)
+  {
+    w = work.node[node];
+  }
+  __syncthreads();
+  reduce_partial_node_part<VectorAgent, ElementAgent>(first, w, b - w.first_block, values, arrivals[node],
+                                                      out->node_slot(node), op);
+}
+
+/// Plans a piece of limits.length items on the GPU (plan_partial_in_block) at the offset that is
+/// the sum of the `count` lengths at `lengths` (rk::nccl: the shard lengths of the ranks before
+/// this one, gathered).
+template <class Planner>
+__global__ void __launch_bounds__(partial_plan_threads)
+  summed_offset_plan_kernel(const offset_t* lengths, int count, partial_plan_limits limits, partial_device_plan* plan)
+{
+  allow_dependent_grid(); // the partial's kernel waits for this one's end before it reads the plan
+  __shared__ offset_t offset;
+  if (threadIdx.x == 0)
+  {
+    offset_t sum = 0;
+    for (int k = 0; k < count; ++k)
+    {
+      sum += lengths[k];
+    }
+    offset = sum;
+  }
+  __syncthreads();
+  plan_partial_in_block<Planner, partial_plan_threads>(offset, limits, plan);
 }
 
 /// *r = rk::combine(*a, *b, op) on the device (r may be a or b). Where r is a (the accumulator's
