@@ -54,7 +54,11 @@ struct partial_ends
 RK_HOST_DEVICE inline partial_ends make_partial_ends(offset_t offset, offset_t length, int lane_items)
 {
   const piece_lanes lanes{offset, length, lane_items};
-  return {offset,     length, lanes.tail_begin() - offset, lane_items, static_cast<int>(lanes.head_count()),
+  return {offset,
+          length,
+          lanes.tail_begin() - offset,
+          lane_items,
+          static_cast<int>(lanes.head_count()),
           lanes.has_tail() ? 1 : 0};
 }
 
