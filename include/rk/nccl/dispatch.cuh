@@ -142,8 +142,11 @@ void reduce_shards_exactly(const nccl_policy<Backend, Provider>& policy, const n
   const std::size_t records_bytes = align_up(static_cast<std::size_t>(symmetric ? 1 : me.ranks) * sizeof(partial<T>),
                                              256);
   const std::size_t plan_bytes    = offset_given ? 0 : align_up(sizeof(partial_device_plan), 256);
-  const std::size_t lengths_bytes = offset_given ? 0
-                                                 : align_up(static_cast<std::size_t>(me.ranks) * sizeof(offset_t), 256);
+  // The gathered lengths, where they are gathered (no workspace to exchange them through).
+  const bool gathers_lengths      = !offset_given && !exchanges_values_symmetrically(policy);
+  const std::size_t lengths_bytes = gathers_lengths
+                                    ? align_up(static_cast<std::size_t>(me.ranks) * sizeof(offset_t), 256)
+                                    : 0;
   scratch_lease scratch           = lease_scratch(device.ordinal, stream, piece.counter_words(), sizeof(T),
                                                   records_bytes + plan_bytes + lengths_bytes + piece.scratch_bytes());
   auto* bytes                     = static_cast<unsigned char*>(scratch.partials);
@@ -168,7 +171,8 @@ void reduce_shards_exactly(const nccl_policy<Backend, Provider>& policy, const n
     else
 #endif
     {
-      launch_kernel(store_value_kernel<offset_t>, 1, 1, stream, "rk::nccl: storing this rank's shard length", n,
+      // From a kernel parameter: capturable, unlike a copy from the host's stack.
+      launch_kernel(store_init_kernel<offset_t>, 1, 1, stream, "rk::nccl: storing this rank's shard length", n,
                     lengths + me.rank);
       check_nccl(ncclAllGather(lengths + me.rank, lengths, sizeof(offset_t), ncclUint8, policy.comm, stream),
                  policy.comm, "rk::nccl: ncclAllGather of the shard lengths");

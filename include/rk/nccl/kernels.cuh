@@ -53,14 +53,6 @@ __global__ void fold_shard_records_kernel(const maybe<T>* records, int ranks, T 
   ::new (static_cast<void*>(out)) T(acc);
 }
 
-/// *out = v: a value the host has, in device memory for a collective, from a kernel parameter
-/// (capturable, unlike a copy from the host's stack).
-template <class T>
-__global__ void store_value_kernel(T v, T* out)
-{
-  *out = v;
-}
-
 /// *out = rk::finish(rk::combine(the ranks' records in rank order), init): `whole` is rank 0's
 /// record, extended in place, and record(r) gives rank r's where it lies. No record is copied: one
 /// thread copying 800-byte records through local memory had made the symmetric step ~46 us, and
