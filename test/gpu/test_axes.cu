@@ -2,7 +2,7 @@
 // every layout and axis subset with the bits of rk::host, more than 2^31 items, and the same bits
 // as the host for the statistics through every algorithm.
 
-#include "../support/axes_properties.hpp"
+#include "axes_shapes.cuh"
 #include "gpu_harness.cuh"
 
 #include <rk/reduce.cuh>
@@ -20,35 +20,8 @@
 
 namespace
 {
-using device_harness      = rk_test::gpu_harness<rk::device_policy>;
-using two_pass_harness    = rk_test::gpu_harness<rk::two_pass_policy>;
-using single_pass_harness = rk_test::gpu_harness<rk::single_pass_policy>;
-using atomic_harness      = rk_test::gpu_harness<rk::atomic_policy, true>;
-
-template <class H>
-void shapes(const H& h)
-{
-  rk_test::axes_properties_for_shape<1>(h, {257});
-  rk_test::axes_properties_for_shape<2>(h, {33, 31});
-  // Long enough for the column engine (2048 outputs or more) and for many chunks per output (its
-  // chunks are at least 4 lanes); shorter under the sanitizers (RK_TEST_QUICK). At 100003 this
-  // case alone took 220 s of the GPU suite on an H100, checked against the host.
-  const std::int64_t long_extent = rk_test::quick_mode() ? 5003 : 20011;
-  rk_test::axes_properties_for_shape<2>(h, {3, long_extent});
-  rk_test::axes_properties_for_shape<2>(h, {long_extent, 3});
-  rk_test::axes_properties_for_shape<3>(h, {2, 31, 33});
-  // Columns 256 wide in groups (axis 0: each output one lane, read four a thread as vectors), runs
-  // of whole tiles (axes 0 and 2 of layout_right: 40 runs of 256 items per output, the finish over
-  // several threads per output), and two trailing axes as one run (axes 0 and 3).
-  rk_test::axes_properties_for_shape<3>(h, {40, 3, 256});
-  rk_test::axes_properties_for_shape<4>(h, {2, 3, 4, 256}, {{0, 2, 3}, {0, 3}, {1, 2, 3}});
-  // Runs of 64 float tiles (128 of int64), longer than a window: the row engine splits each run
-  // into parts that its last block joins.
-  rk_test::axes_properties_for_shape<3>(h, {3, 2, 16384}, {{0, 2}, {0, 1, 2}});
-  rk_test::axes_properties_for_shape<3>(h, {5, 0, 3});
-  rk_test::axes_properties_for_shape<4>(h, {2, 3, 1, 33});
-  rk_test::axes_properties_for_shape<8>(h, {2, 1, 3, 2, 1, 2, 3, 2}, {{7}, {3, 5}, {6, 4, 2, 0}});
-}
+using device_harness = rk_test::gpu_harness<rk::device_policy>;
+using atomic_harness = rk_test::gpu_harness<rk::atomic_policy, true>;
 
 std::vector<float> normal_floats(std::int64_t n, double mean, double deviation, std::uint64_t seed)
 {
@@ -63,11 +36,11 @@ std::vector<float> normal_floats(std::int64_t n, double mean, double deviation, 
 }
 } // namespace
 
-RK_GPU_TEST_CASE("rk::reduce_axes (GPU policies): every layout and axis subset, bits of rk::host")
+// rk::two_pass and rk::single_pass in test_axes_backends.cu: the three instantiations of the
+// shapes are this suite's longest compile, and two sources build in parallel.
+RK_GPU_TEST_CASE("rk::reduce_axes (rk::device, rk::atomic): every layout and axis subset, bits of rk::host")
 {
-  shapes(device_harness{});
-  shapes(two_pass_harness{});
-  shapes(single_pass_harness{});
+  rk_test::axes_shapes(device_harness{});
   rk_test::axes_properties_for_shape<3>(atomic_harness{}, {2, 31, 33});
 }
 
