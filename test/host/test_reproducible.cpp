@@ -70,3 +70,40 @@ TEST_CASE("rk::host: thread counts never change the bits (sums, float affine map
     }
   }
 }
+
+TEST_CASE("tree splits: the even split of whole nodes is never longer, never cuts a node, drops few parts")
+{
+  using namespace rk::detail;
+  // Powers of two over a grid of 528 blocks (4 an SM on 132 SMs): 1024 nodes, 512 parts of two.
+  const tile_split pow2 = even_node_split(make_tile_split(offset_t{1} << 18, 528));
+  CHECK(pow2.parts == 512);
+  CHECK(pow2.longer_parts == 0);
+  CHECK(longest_part_tiles(pow2) == 512);
+  for (offset_t tiles : {offset_t{1}, offset_t{3}, offset_t{1000}, offset_t{65536}, offset_t{65537}, offset_t{262143},
+                         offset_t{262144}, offset_t{1000003}, offset_t{1} << 20, (offset_t{1} << 30) + 7})
+  {
+    for (offset_t parts : {offset_t{1}, offset_t{7}, offset_t{132}, offset_t{264}, offset_t{500}, offset_t{528},
+                           offset_t{1056}, offset_t{16384}})
+    {
+      CAPTURE(tiles);
+      CAPTURE(parts);
+      const tile_split s = make_tile_split(tiles, parts);
+      const tile_split e = even_node_split(s);
+      CHECK(e.tiles == s.tiles);
+      CHECK(e.parts <= s.parts);
+      CHECK(e.parts * even_split_dropped_parts_max >= s.parts * (even_split_dropped_parts_max - 1));
+      CHECK(longest_part_tiles(e) <= longest_part_tiles(s));
+      CHECK(e.part_begin(e.parts) == tiles);
+      CHECK(e.has_cuts() == s.has_cuts());
+      offset_t covered = 0;
+      for (offset_t p = 0; p < e.parts; ++p)
+      {
+        const tile_span span = e.span(p);
+        CHECK(span.begin == covered);
+        CHECK(span.end > span.begin);
+        covered = span.end;
+      }
+      CHECK(covered == tiles);
+    }
+  }
+}

@@ -122,7 +122,7 @@ struct reduce_agent
       const offset_t tiles = ceil_div(n, offset_t{tile_items<item>});
       offset_t blocks      = ceil_div(tiles, min_chunks);
       blocks               = blocks < max_blocks ? blocks : max_blocks;
-      return tree_plan{n, make_tile_split(tiles, blocks)};
+      return tree_plan{n, even_node_split(make_tile_split(tiles, blocks))};
     }
     else
     {
