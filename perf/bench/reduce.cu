@@ -1,0 +1,259 @@
+// rk_bench_reduce: rk::reduce_into on every GPU policy against cub::DeviceReduce::Sum (temporary
+// storage allocated once per state) and a read probe, on NVBench. Axes: T (int32,
+// int64, float, double), Elements (2^10 to 2^30) and Impl. NVBench times each call alone on cold
+// L2 with CUDA events behind a blocking kernel (so the host's launch is not in the figure) and
+// samples until the noise settles; perf/bench_summary.py turns its JSON into the tables and targets
+// of perf/RESULTS.md. Every implementation's result is checked against CUB's before it is timed; a
+// mismatch is reported on stderr and makes the exit status 1.
+//
+// A second benchmark, reduce_round_trip, times the value-returning calls from the host's side
+// (rk::reduce; thrust::reduce, which allocates its temporary storage in every call; CUB, a copy of
+// its result and a stream synchronize).
+
+#include "../cuda_check.cuh"
+#include "../inputs.cuh"
+
+#include <rk/reduce.cuh>
+
+#include <cub/device/device_reduce.cuh>
+#include <thrust/device_vector.h>
+#include <thrust/reduce.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace
+{
+/// Results that disagreed with CUB's: a run with any ends with exit status 1, once NVBench has
+/// written its output.
+std::atomic<int> mismatches{0};
+} // namespace
+
+#define NVBENCH_MAIN_FINALIZE_CUSTOM_POST() \
+  [] {                                      \
+    if (mismatches.load() != 0)             \
+    {                                       \
+      std::exit(1);                         \
+    }                                       \
+  }()
+#include <nvbench/nvbench.cuh>
+
+namespace
+{
+using value_types = nvbench::type_list<std::int32_t, std::int64_t, float, double>;
+
+/// Reads `vectors` 16-byte vectors and writes nothing: what any sum of those bytes must move. Four
+/// independent loads in flight per thread over a grid-stride loop: under NVBench's cold timing
+/// the suites' one-load probe (perf/probe.cuh) read 2^28 int32 3 % slower than CUB's sum.
+__global__ void read_probe(const uint4* in, std::int64_t vectors, unsigned* sink)
+{
+  const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
+  std::int64_t i            = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  unsigned acc              = 0;
+  for (; i + 3 * stride < vectors; i += 4 * stride)
+  {
+    const uint4 a = in[i];
+    const uint4 b = in[i + stride];
+    const uint4 c = in[i + 2 * stride];
+    const uint4 d = in[i + 3 * stride];
+    acc ^= a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w ^ c.x ^ c.y ^ c.z ^ c.w ^ d.x ^ d.y ^ d.z ^ d.w;
+  }
+  for (; i < vectors; i += stride)
+  {
+    const uint4 a = in[i];
+    acc ^= a.x ^ a.y ^ a.z ^ a.w;
+  }
+  if (acc == 0x9e3779b9u) // never, in practice; keeps the loads
+  {
+    *sink = acc;
+  }
+}
+
+/// The probe's grid: 8 blocks of 256 threads per multiprocessor (all the threads an SM holds).
+int probe_blocks()
+{
+  int device = 0, sms = 0;
+  rk_perf::check(cudaGetDevice(&device), "cudaGetDevice");
+  rk_perf::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  return sms * 8;
+}
+
+template <class T>
+const char* type_name()
+{
+  if constexpr (std::is_same_v<T, std::int32_t>)
+  {
+    return "int32";
+  }
+  else if constexpr (std::is_same_v<T, std::int64_t>)
+  {
+    return "int64";
+  }
+  else if constexpr (std::is_same_v<T, float>)
+  {
+    return "float";
+  }
+  else
+  {
+    return "double";
+  }
+}
+
+/// The state's input (random values, rk_perf's seed) and CUB's sum of it, the reference.
+template <class T>
+struct sum_case
+{
+  std::int64_t n;
+  thrust::device_vector<T> in;
+  thrust::device_vector<T> out;
+  thrust::device_vector<std::uint8_t> cub_temp;
+  cudaStream_t setup; ///< the state's stream, for what is not timed
+  T want{};
+
+  /// The state's case: its input filled, CUB's sum taken, and the bytes it reads declared.
+  explicit sum_case(nvbench::state& state)
+      : n(state.get_int64("Elements"))
+      , in(static_cast<std::size_t>(n))
+      , out(1)
+      , setup(state.get_cuda_stream())
+  {
+    rk_perf::fill_random(thrust::raw_pointer_cast(in.data()), static_cast<std::size_t>(n), setup);
+    std::size_t bytes = 0;
+    cub::DeviceReduce::Sum(nullptr, bytes, first(), result(), n, setup);
+    cub_temp.resize(bytes);
+    cub_sum(setup);
+    want = copy_result(setup);
+    state.add_element_count(static_cast<std::size_t>(n));
+    state.add_global_memory_reads<T>(static_cast<std::size_t>(n));
+  }
+
+  const T* first() const
+  {
+    return thrust::raw_pointer_cast(in.data());
+  }
+  T* result()
+  {
+    return thrust::raw_pointer_cast(out.data());
+  }
+  void cub_sum(cudaStream_t stream)
+  {
+    std::size_t bytes = cub_temp.size();
+    cub::DeviceReduce::Sum(thrust::raw_pointer_cast(cub_temp.data()), bytes, first(), result(), n, stream);
+  }
+  T copy_result(cudaStream_t stream)
+  {
+    T value{};
+    rk_perf::check(cudaMemcpyAsync(&value, result(), sizeof(T), cudaMemcpyDeviceToHost, stream), "copying a result");
+    rk_perf::check(cudaStreamSynchronize(stream), "waiting for a result");
+    return value;
+  }
+  /// Records a mismatch of `got` against CUB's result, naming the state.
+  void expect(const T& got, const std::string& impl) const
+  {
+    if (!rk_perf::results_match(got, want))
+    {
+      ++mismatches;
+      std::fprintf(stderr, "rk_bench_reduce: %s %s, %lld items: %.17g, CUB %.17g\n", impl.c_str(), type_name<T>(),
+                   static_cast<long long>(n), static_cast<double>(got), static_cast<double>(want));
+    }
+  }
+};
+
+/// Times rk::reduce_into with `policy` after checking its result once.
+template <class T, class Policy>
+void time_rk(nvbench::state& state, sum_case<T>& c, const Policy& policy, const std::string& impl)
+{
+  rk::reduce_into(policy.on(c.setup), c.first(), c.first() + c.n, c.result(), T{}, rk::plus{});
+  c.expect(c.copy_result(c.setup), impl);
+  state.exec([&](nvbench::launch& launch) {
+    rk::reduce_into(policy.on(launch.get_stream()), c.first(), c.first() + c.n, c.result(), T{}, rk::plus{});
+  });
+}
+
+template <class T>
+void reduce(nvbench::state& state, nvbench::type_list<T>)
+{
+  sum_case<T> c(state);
+  const std::string& impl = state.get_string("Impl");
+  if (impl == "probe")
+  {
+    // Reads the items and writes nothing: the practical speed of light of any sum.
+    static_assert(16 % sizeof(T) == 0, "the probe reads 16-byte vectors");
+    const int blocks        = probe_blocks();
+    const auto* vectors     = reinterpret_cast<const uint4*>(c.first());
+    const std::int64_t size = c.n * std::int64_t{sizeof(T)} / 16; // n is a power of two >= 2^10
+    unsigned* sink          = reinterpret_cast<unsigned*>(c.result());
+    state.exec(
+      [&](nvbench::launch& launch) { read_probe<<<blocks, 256, 0, launch.get_stream()>>>(vectors, size, sink); });
+    return;
+  }
+  state.add_global_memory_writes<T>(1);
+  if (impl == "rk::device")
+  {
+    time_rk(state, c, rk::device, impl);
+  }
+  else if (impl == "rk::single_pass")
+  {
+    time_rk(state, c, rk::single_pass, impl);
+  }
+  else if (impl == "rk::two_pass")
+  {
+    time_rk(state, c, rk::two_pass, impl);
+  }
+  else if (impl == "rk::atomic")
+  {
+    time_rk(state, c, rk::atomic, impl);
+  }
+  else if (impl == "cub")
+  {
+    state.exec([&](nvbench::launch& launch) { c.cub_sum(launch.get_stream()); });
+  }
+}
+
+/// The value-returning calls, from the host's side: NVBench's CPU time of a synchronizing call.
+template <class T>
+void reduce_round_trip(nvbench::state& state, nvbench::type_list<T>)
+{
+  sum_case<T> c(state);
+  const std::string& impl = state.get_string("Impl");
+  if (impl == "rk::reduce")
+  {
+    c.expect(rk::reduce(rk::device.on(c.setup), c.first(), c.first() + c.n, T{}, rk::plus{}), impl);
+    state.exec(nvbench::exec_tag::sync, [&](nvbench::launch& launch) {
+      static_cast<void>(rk::reduce(rk::device.on(launch.get_stream()), c.first(), c.first() + c.n, T{}, rk::plus{}));
+    });
+  }
+  else if (impl == "thrust::reduce")
+  {
+    c.expect(thrust::reduce(thrust::cuda::par_nosync.on(c.setup), c.in.begin(), c.in.end(), T{}), impl);
+    state.exec(nvbench::exec_tag::sync, [&](nvbench::launch& launch) {
+      static_cast<void>(
+        thrust::reduce(thrust::cuda::par_nosync.on(launch.get_stream()), c.in.begin(), c.in.end(), T{}));
+    });
+  }
+  else if (impl == "cub")
+  {
+    state.exec(nvbench::exec_tag::sync, [&](nvbench::launch& launch) {
+      c.cub_sum(launch.get_stream());
+      static_cast<void>(c.copy_result(launch.get_stream()));
+    });
+  }
+}
+} // namespace
+
+NVBENCH_BENCH_TYPES(reduce, NVBENCH_TYPE_AXES(value_types))
+  .set_name("reduce")
+  .set_type_axes_names({"T"})
+  .add_int64_power_of_two_axis("Elements", nvbench::range(10, 30, 2))
+  .add_string_axis("Impl", {"rk::device", "rk::single_pass", "rk::two_pass", "rk::atomic", "cub", "probe"});
+
+NVBENCH_BENCH_TYPES(reduce_round_trip, NVBENCH_TYPE_AXES(value_types))
+  .set_name("reduce_round_trip")
+  .set_type_axes_names({"T"})
+  .add_int64_power_of_two_axis("Elements", nvbench::range(10, 20, 2))
+  .add_string_axis("Impl", {"rk::reduce", "thrust::reduce", "cub"});
+
+NVBENCH_MAIN

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Tables and targets from rk's NVBench benchmarks (perf/bench): reads the JSON that
+`rk_bench_reduce --json FILE` writes and prints, per type, each implementation's time (the median
+of NVBench's cold GPU samples, µs) with rk::device's ratios to CUB and to the read probe, then the
+targets with PASS, MISS or "within noise" (the limit lies inside the ratio's interval, taken from
+the two implementations' quartiles). Given two runs, it prints both and whether the verdicts agree.
+
+    python3 perf/bench_summary.py run1.json [run2.json]
+
+Standard library only.
+"""
+import json
+import sys
+
+TYPES = {"I32": "int32", "I64": "int64", "F32": "float", "F64": "double"}
+IMPLS = ["rk::device", "rk::single_pass", "rk::two_pass", "rk::atomic", "cub", "probe"]
+
+
+def summary_value(state, tag):
+    for s in state.get("summaries") or []:
+        if s.get("tag") == tag:
+            for d in s.get("data", []):
+                if d.get("name") == "value":
+                    return float(d["value"])
+    return None
+
+
+def load(path):
+    """{(benchmark, type, log2 n, impl): (median, q1, q3) in µs}"""
+    with open(path) as f:
+        doc = json.load(f)
+    times = {}
+    for bench in doc.get("benchmarks", []):
+        for state in bench.get("states", []):
+            if state.get("is_skipped"):
+                continue
+            axes = {a["name"]: a["value"] for a in state.get("axis_values", [])}
+            n = int(axes["Elements"])
+            key = (bench["name"], TYPES.get(axes["T"], axes["T"]), n.bit_length() - 1, axes["Impl"])
+            kind = "cpu" if bench["name"].endswith("round_trip") else "gpu"
+            mid = summary_value(state, f"nv/cold/time/{kind}/median") or summary_value(state, f"nv/cold/time/{kind}/mean")
+            if mid is None:
+                continue
+            q1 = summary_value(state, f"nv/cold/time/{kind}/q1") or mid
+            q3 = summary_value(state, f"nv/cold/time/{kind}/q3") or mid
+            times[key] = (mid * 1e6, q1 * 1e6, q3 * 1e6)
+    return doc, times
+
+
+def ratio(times, a, b):
+    """a's time over b's: (median ratio, low, high) from the quartiles, or None."""
+    if a not in times or b not in times:
+        return None
+    (ma, la, ha), (mb, lb, hb) = times[a], times[b]
+    return ma / mb, la / hb, ha / lb
+
+
+def tables(times):
+    out = []
+    types = [t for t in TYPES.values() if any(k[1] == t and k[0] == "reduce" for k in times)]
+    for t in types:
+        sizes = sorted({k[2] for k in times if k[0] == "reduce" and k[1] == t})
+        impls = [i for i in IMPLS if any(k[3] == i and k[1] == t for k in times)]
+        out.append(f"\n{t} (µs per call, NVBench cold median)\n")
+        out.append("| n | " + " | ".join(impls) + " | device / probe | CUB / device |")
+        out.append("|---|" + "---:|" * (len(impls) + 2))
+        for s in sizes:
+            cells = [f"{times[('reduce', t, s, i)][0]:.2f}" if ("reduce", t, s, i) in times else "—" for i in impls]
+            p = ratio(times, ("reduce", t, s, "rk::device"), ("reduce", t, s, "probe"))
+            c = ratio(times, ("reduce", t, s, "cub"), ("reduce", t, s, "rk::device"))
+            cells.append(f"{p[0]:.3f}" if p else "—")
+            cells.append(f"{c[0]:.3f}" if c else "—")
+            out.append(f"| 2^{s} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def target(name, times, pairs, at_most, limit):
+    """The worst of the cases' ratios against `limit`: PASS, MISS or within noise."""
+    worst = None
+    verdicts = set()
+    for label, a, b in pairs:
+        r = ratio(times, a, b)
+        if r is None:
+            continue
+        m, lo, hi = r
+        if worst is None or (m > worst[1] if at_most else m < worst[1]):
+            worst = (label, m, lo, hi)
+        ok_all = hi <= limit if at_most else lo >= limit
+        bad_all = lo > limit if at_most else hi < limit
+        verdicts.add("PASS" if ok_all else "MISS" if bad_all else "within noise")
+    if worst is None:
+        return name, "no data", None
+    verdict = "MISS" if "MISS" in verdicts else "within noise" if "within noise" in verdicts else "PASS"
+    label, m, lo, hi = worst
+    return name, f"{m:.3f} [{lo:.3f}-{hi:.3f}] {verdict} ({label})", verdict
+
+
+def targets(times):
+    keys = [k for k in times if k[0] == "reduce" and k[3] == "rk::device"]
+    cases = sorted({(k[1], k[2]) for k in keys})
+    def pairs(a_impl, b_impl, lo=0, hi=99, bench="reduce"):
+        return [(f"{t} 2^{s}", (bench, t, s, a_impl), (bench, t, s, b_impl)) for t, s in cases if lo <= s <= hi]
+    rt = sorted({(k[1], k[2]) for k in times if k[0] == "reduce_round_trip"})
+    return [
+        target("rk::device time / CUB time, every case (max) <= 1.00", times, pairs("rk::device", "cub"), True, 1.00),
+        target("probe time / rk::device time, n >= 2^26 (min) >= 0.99", times, pairs("probe", "rk::device", 26), False, 0.99),
+        target("rk::device time / probe time, 2^14 <= n <= 2^22 (max) <= 1.25", times, pairs("rk::device", "probe", 14, 22), True, 1.25),
+        target("rk::reduce round trip / thrust::reduce's, n <= 2^20 (max) <= 0.50", times,
+               [(f"{t} 2^{s}", ("reduce_round_trip", t, s, "rk::reduce"), ("reduce_round_trip", t, s, "thrust::reduce"))
+                for t, s in rt if s <= 20], True, 0.50),
+    ]
+
+
+def main(paths):
+    runs = [load(p) for p in paths]
+    for path, (doc, times) in zip(paths, runs):
+        dev = ", ".join(d.get("name", "?") for d in doc.get("devices", []))
+        print(f"# {path}: {dev}")
+        print(tables(times))
+    print("\n## Targets\n")
+    header = "| target | " + " | ".join(f"run {i + 1}" for i in range(len(runs))) + (" | verdicts agree |" if len(runs) > 1 else "")
+    print(header)
+    print("|---" * (len(runs) + 1 + (len(runs) > 1)) + "|")
+    results = [targets(times) for _, times in runs]
+    agree = 0
+    for row in zip(*results):
+        cells = [r[1] for r in row]
+        same = len({r[2] for r in row}) == 1
+        agree += same
+        print(f"| {row[0][0]} | " + " | ".join(cells) + (f" | {'yes' if same else 'NO'} |" if len(runs) > 1 else " |"))
+    if len(runs) > 1:
+        print(f"\n{agree} of {len(results[0])} verdicts agree across the runs")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    main(sys.argv[1:])
