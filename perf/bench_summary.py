@@ -5,10 +5,11 @@ of NVBench's cold GPU samples, µs) with rk::device's ratios to CUB and to the r
 targets with PASS, MISS or "within noise" (the limit lies inside the ratio's interval, taken from
 the two implementations' quartiles). Given two runs, it prints both and whether the verdicts agree.
 
-    python3 perf/bench_summary.py run1.json [run2.json]
+    python3 perf/bench_summary.py run1.json [run2.json]      (.json.gz too)
 
 Standard library only.
 """
+import gzip
 import json
 import sys
 
@@ -27,7 +28,7 @@ def summary_value(state, tag):
 
 def load(path):
     """{(benchmark, type, log2 n, impl): (median, q1, q3) in µs}"""
-    with open(path) as f:
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
         doc = json.load(f)
     times = {}
     for bench in doc.get("benchmarks", []):
