@@ -1,9 +1,9 @@
 // rk_bench_reduce: rk::reduce_into on every GPU policy against cub::DeviceReduce::Sum (temporary
-// storage allocated once per state) and a read probe, on NVBench. Axes: T (int32,
-// int64, float, double), Elements (2^10 to 2^30) and Impl. NVBench times each call alone on cold
-// L2 with CUDA events behind a blocking kernel (so the host's launch is not in the figure) and
-// samples until the noise settles; perf/bench_summary.py turns its JSON into the tables and targets
-// of perf/RESULTS.md. Every implementation's result is checked against CUB's before it is timed; a
+// storage allocated once per state) and a read probe, on NVBench. Axes: T (int32, int64, float,
+// double), Elements (2^10 to 2^30) and Impl. NVBench times each call alone on cold L2 with CUDA
+// events behind a blocking kernel (so the host's launch is not in the figure) and samples until
+// the noise settles; perf/bench_summary.py turns its JSON into the tables and targets of
+// perf/RESULTS.md. Every implementation's result is checked against CUB's before it is timed; a
 // mismatch is reported on stderr and makes the exit status 1.
 //
 // A second benchmark, reduce_round_trip, times the value-returning calls from the host's side
