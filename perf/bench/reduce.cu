@@ -18,6 +18,7 @@
 #include <cub/device/device_reduce.cuh>
 #include <thrust/device_vector.h>
 #include <thrust/reduce.h>
+#include <thrust/universal_vector.h>
 
 #include <atomic>
 #include <cstdint>
@@ -27,14 +28,14 @@
 
 namespace
 {
-/// Results that disagreed with CUB's: a run with any ends with exit status 1, once NVBench has
-/// written its output.
-std::atomic<int> mismatches{0};
+/// Results that disagreed with CUB's, and states that threw (NVBench reports those as skipped and
+/// carries on): a run with any ends with exit status 1, once NVBench has written its output.
+std::atomic<int> failures{0};
 } // namespace
 
 #define NVBENCH_MAIN_FINALIZE_CUSTOM_POST() \
   [] {                                      \
-    if (mismatches.load() != 0)             \
+    if (failures.load() != 0)               \
     {                                       \
       std::exit(1);                         \
     }                                       \
@@ -72,13 +73,34 @@ __global__ void read_probe(const uint4* in, std::int64_t vectors, unsigned* sink
   }
 }
 
-/// The probe's grid: 8 blocks of 256 threads per multiprocessor (all the threads an SM holds).
+constexpr int probe_threads = 256;
+
+/// The probe's grid: as many blocks as the GPU holds at once (8 an SM on an H100).
 int probe_blocks()
 {
-  int device = 0, sms = 0;
+  int device = 0, sms = 0, per_sm = 0;
   rk_perf::check(cudaGetDevice(&device), "cudaGetDevice");
   rk_perf::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-  return sms * 8;
+  rk_perf::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, read_probe, probe_threads, 0),
+                 "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  return sms * per_sm;
+}
+
+/// Runs one state's body; an exception (a CUDA error, an rk::error) counts as a failure before
+/// NVBench turns it into a skipped state.
+template <class Body>
+void counting_failures(nvbench::state& state, Body&& body)
+{
+  try
+  {
+    body();
+  }
+  catch (...)
+  {
+    ++failures;
+    std::fprintf(stderr, "rk_bench_reduce: state %s threw\n", state.get_short_description().c_str());
+    throw;
+  }
 }
 
 template <class T>
@@ -110,14 +132,17 @@ struct sum_case
   thrust::device_vector<T> in;
   thrust::device_vector<T> out;
   thrust::device_vector<std::uint8_t> cub_temp;
+  /// Pinned, as rk::reduce's own result slot is: CUB's round trip copies its result here.
+  thrust::universal_host_pinned_vector<T> host_result;
   cudaStream_t setup; ///< the state's stream, for what is not timed
   T want{};
 
-  /// The state's case: its input filled, CUB's sum taken, and the bytes it reads declared.
+  /// NVBench's bandwidth columns count the items read once (what any sum must read).
   explicit sum_case(nvbench::state& state)
       : n(state.get_int64("Elements"))
       , in(static_cast<std::size_t>(n))
       , out(1)
+      , host_result(1)
       , setup(state.get_cuda_stream())
   {
     rk_perf::fill_random(thrust::raw_pointer_cast(in.data()), static_cast<std::size_t>(n), setup);
@@ -145,36 +170,37 @@ struct sum_case
   }
   T copy_result(cudaStream_t stream)
   {
-    T value{};
-    rk_perf::check(cudaMemcpyAsync(&value, result(), sizeof(T), cudaMemcpyDeviceToHost, stream), "copying a result");
+    T* slot = thrust::raw_pointer_cast(host_result.data());
+    rk_perf::check(cudaMemcpyAsync(slot, result(), sizeof(T), cudaMemcpyDeviceToHost, stream), "copying a result");
     rk_perf::check(cudaStreamSynchronize(stream), "waiting for a result");
-    return value;
+    return *slot;
   }
   /// Records a mismatch of `got` against CUB's result, naming the state.
   void expect(const T& got, const std::string& impl) const
   {
     if (!rk_perf::results_match(got, want))
     {
-      ++mismatches;
+      ++failures;
       std::fprintf(stderr, "rk_bench_reduce: %s %s, %lld items: %.17g, CUB %.17g\n", impl.c_str(), type_name<T>(),
                    static_cast<long long>(n), static_cast<double>(got), static_cast<double>(want));
     }
   }
 };
 
-/// Times rk::reduce_into with `policy` after checking its result once.
+/// Times rk::reduce_into with `policy`; its result is checked first, since a fast wrong answer
+/// is not a figure. Cold samples only: the summary reads nothing else.
 template <class T, class Policy>
 void time_rk(nvbench::state& state, sum_case<T>& c, const Policy& policy, const std::string& impl)
 {
   rk::reduce_into(policy.on(c.setup), c.first(), c.first() + c.n, c.result(), T{}, rk::plus{});
   c.expect(c.copy_result(c.setup), impl);
-  state.exec([&](nvbench::launch& launch) {
+  state.exec(nvbench::exec_tag::no_batch, [&](nvbench::launch& launch) {
     rk::reduce_into(policy.on(launch.get_stream()), c.first(), c.first() + c.n, c.result(), T{}, rk::plus{});
   });
 }
 
 template <class T>
-void reduce(nvbench::state& state, nvbench::type_list<T>)
+void reduce_body(nvbench::state& state)
 {
   sum_case<T> c(state);
   const std::string& impl = state.get_string("Impl");
@@ -184,10 +210,16 @@ void reduce(nvbench::state& state, nvbench::type_list<T>)
     static_assert(16 % sizeof(T) == 0, "the probe reads 16-byte vectors");
     const int blocks        = probe_blocks();
     const auto* vectors     = reinterpret_cast<const uint4*>(c.first());
-    const std::int64_t size = c.n * std::int64_t{sizeof(T)} / 16; // n is a power of two >= 2^10
+    const std::int64_t size = c.n * std::int64_t{sizeof(T)} / 16;
     unsigned* sink          = reinterpret_cast<unsigned*>(c.result());
-    state.exec(
-      [&](nvbench::launch& launch) { read_probe<<<blocks, 256, 0, launch.get_stream()>>>(vectors, size, sink); });
+    if (c.n * std::int64_t{sizeof(T)} % 16 != 0)
+    {
+      state.skip("the probe reads whole 16-byte vectors: Elements must be a multiple of 16 / sizeof(T)");
+      return;
+    }
+    state.exec(nvbench::exec_tag::no_batch, [&](nvbench::launch& launch) {
+      read_probe<<<blocks, probe_threads, 0, launch.get_stream()>>>(vectors, size, sink);
+    });
     return;
   }
   state.add_global_memory_writes<T>(1);
@@ -209,13 +241,19 @@ void reduce(nvbench::state& state, nvbench::type_list<T>)
   }
   else if (impl == "cub")
   {
-    state.exec([&](nvbench::launch& launch) { c.cub_sum(launch.get_stream()); });
+    state.exec(nvbench::exec_tag::no_batch, [&](nvbench::launch& launch) { c.cub_sum(launch.get_stream()); });
   }
+}
+
+template <class T>
+void reduce(nvbench::state& state, nvbench::type_list<T>)
+{
+  counting_failures(state, [&] { reduce_body<T>(state); });
 }
 
 /// The value-returning calls, from the host's side: NVBench's CPU time of a synchronizing call.
 template <class T>
-void reduce_round_trip(nvbench::state& state, nvbench::type_list<T>)
+void round_trip_body(nvbench::state& state)
 {
   sum_case<T> c(state);
   const std::string& impl = state.get_string("Impl");
@@ -241,6 +279,12 @@ void reduce_round_trip(nvbench::state& state, nvbench::type_list<T>)
       static_cast<void>(c.copy_result(launch.get_stream()));
     });
   }
+}
+
+template <class T>
+void reduce_round_trip(nvbench::state& state, nvbench::type_list<T>)
+{
+  counting_failures(state, [&] { round_trip_body<T>(state); });
 }
 } // namespace
 

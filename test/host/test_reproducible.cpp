@@ -95,6 +95,16 @@ TEST_CASE("tree splits: the even split of whole nodes is never longer, never cut
       CHECK(longest_part_tiles(e) <= longest_part_tiles(s));
       CHECK(e.part_begin(e.parts) == tiles);
       CHECK(e.has_cuts() == s.has_cuts());
+      // The kernels rebuild the split from its part count (reduce_partial's node plans, the
+      // counted kernel): that must give this split back.
+      const tile_split again = make_tile_split(tiles, e.parts);
+      CHECK(again.parts == e.parts);
+      CHECK(again.node_level == e.node_level);
+      CHECK(again.align_level == e.align_level);
+      CHECK(again.units_per_part == e.units_per_part);
+      CHECK(again.longer_parts == e.longer_parts);
+      // The scratch bound of a count in device memory (reduce_agent::max_partial_values).
+      CHECK((e.nodes() <= 2 * e.parts || e.node_level == max_node_level));
       offset_t covered = 0;
       for (offset_t p = 0; p < e.parts; ++p)
       {
