@@ -163,9 +163,9 @@ RK_HOST_DEVICE constexpr offset_t longest_part_tiles(const tile_split& s)
 /// A split of whole nodes whose parts are not all as long leaves the longest ones running alone
 /// at the end. A grid of fewer parts, none longer and only the last ones shorter, takes no longer
 /// and keeps the memory as busy until the end, unless it drops so many parts that fewer loads are
-/// in flight: at 1024 nodes over
-/// 528 parts (2^24 to 2^28 floats, 2^26 and 2^28 doubles, H100) 512 parts took 0.5-1.2 % less
-/// time, where 396 or 264 parts took 6-12 % more. So at most 1/16 of the parts are dropped.
+/// in flight: at 1024 nodes over 528 parts (2^24 to 2^28 floats, 2^26 and 2^28 doubles, H100) 512
+/// parts took 0.5-1.2 % less time, where 396 or 264 parts took 2-17 % more. So at most 1/16 of
+/// the parts are dropped.
 inline constexpr offset_t even_split_dropped_parts_max = 16;
 
 /// `s`, or the split of its tiles over fewer parts of whole nodes, none longer than its longest.
