@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -115,5 +116,77 @@ TEST_CASE("tree splits: the even split of whole nodes is never longer, never cut
       }
       CHECK(covered == tiles);
     }
+  }
+}
+
+namespace
+{
+/// make_tile_split as plain 64-bit arithmetic: the plan the tree's bits follow, which the fast
+/// paths (32-bit divisions, floor_log2 without a loop) must give exactly.
+rk::detail::tile_split plain_tile_split(std::int64_t tiles, std::int64_t parts)
+{
+  using namespace rk::detail;
+  const auto log2_floor = [](std::int64_t x) {
+    int l = 0;
+    while ((std::int64_t{2} << l) <= x)
+    {
+      ++l;
+    }
+    return l;
+  };
+  parts                      = std::max<std::int64_t>(1, std::min(parts, tiles));
+  int level                  = parts == 1 ? (tiles <= 1 ? 0 : log2_floor(tiles - 1) + 1) : log2_floor(tiles / parts);
+  level                      = std::min(level, max_node_level);
+  const std::int64_t longest = (tiles + parts - 1) / parts;
+  const std::int64_t nodes   = (tiles + (std::int64_t{1} << level) - 1) >> level;
+  const std::int64_t aligned_longest = ((nodes + parts - 1) / parts) << level;
+  const bool aligned                 = parts == 1 || aligned_longest <= longest + longest / aligned_split_slack;
+  const std::int64_t units           = aligned ? nodes : tiles;
+  return {tiles, parts, level, aligned ? level : 0, units / parts, units % parts};
+}
+} // namespace
+
+TEST_CASE("tree splits: the plan's fast arithmetic gives the plain 64-bit plan, around 2^32 too")
+{
+  using namespace rk::detail;
+  for (std::int64_t x : {std::int64_t{0}, std::int64_t{1}, std::int64_t{2}, std::int64_t{3}, std::int64_t{1} << 31,
+                         (std::int64_t{1} << 32) - 1, std::int64_t{1} << 32, (std::int64_t{1} << 32) + 1,
+                         (std::int64_t{1} << 62) + 5, INT64_MAX})
+  {
+    CAPTURE(x);
+    int l = 0;
+    while (l < 62 && (std::int64_t{2} << l) <= x)
+    {
+      ++l;
+    }
+    CHECK(floor_log2(x) == (x >= (std::int64_t{1} << 62) ? 62 : l));
+    for (std::int64_t d : {std::int64_t{1}, std::int64_t{3}, std::int64_t{528}, (std::int64_t{1} << 32) - 1,
+                           std::int64_t{1} << 32, (std::int64_t{1} << 40) + 3})
+    {
+      CAPTURE(d);
+      const quotient<std::int64_t> q = divide(x, d);
+      CHECK(q.quot == x / d);
+      CHECK(q.rem == x % d);
+    }
+  }
+  std::uint64_t state = 2026;
+  const auto next     = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return state >> 17;
+  };
+  for (int k = 0; k < 20000; ++k)
+  {
+    // Tile counts from 1 to 2^47, part counts from 1 to 2^15 and sometimes past the tiles.
+    const std::int64_t tiles = static_cast<std::int64_t>(next() >> (next() % 47 + 0)) % (std::int64_t{1} << 47) + 1;
+    const std::int64_t parts = static_cast<std::int64_t>(next() % (next() % 2 ? 16384 : 600)) + 1;
+    CAPTURE(tiles);
+    CAPTURE(parts);
+    const tile_split fast  = make_tile_split(tiles, parts);
+    const tile_split plain = plain_tile_split(tiles, parts);
+    CHECK(fast.parts == plain.parts);
+    CHECK(fast.node_level == plain.node_level);
+    CHECK(fast.align_level == plain.align_level);
+    CHECK(fast.units_per_part == plain.units_per_part);
+    CHECK(fast.longer_parts == plain.longer_parts);
   }
 }

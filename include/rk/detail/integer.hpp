@@ -26,6 +26,49 @@ RK_HOST_DEVICE constexpr I ceil_div(I a, I b)
   return a / b + (a % b != 0);
 }
 
+/// a / b and a % b for a >= 0 and b > 0, in 32 bits where both operands fit (as ceil_div): the
+/// GPU makes rk::reduce's plan at the start of every block where only it knows the count
+/// (rk::device_count, a partial planned on the GPU), so its divisions are on the critical path.
+template <class I>
+struct quotient
+{
+  I quot;
+  I rem;
+};
+
+template <class I>
+RK_HOST_DEVICE constexpr quotient<I> divide(I a, I b)
+{
+  static_assert(std::is_integral_v<I>, "divide divides integers");
+  if constexpr (sizeof(I) > 4)
+  {
+    if (((static_cast<std::uint64_t>(a) | static_cast<std::uint64_t>(b)) >> 32) == 0)
+    {
+      const auto a32 = static_cast<std::uint32_t>(a), b32 = static_cast<std::uint32_t>(b);
+      const std::uint32_t q = a32 / b32;
+      return {static_cast<I>(q), static_cast<I>(a32 - q * b32)};
+    }
+  }
+  const I q = a / b;
+  return {q, a - q * b};
+}
+
+/// floor(log2(x)) for x >= 1, and 0 for x < 1: six steps, no loop (the plan takes it twice).
+RK_HOST_DEVICE constexpr int floor_log2(std::int64_t x)
+{
+  auto u = static_cast<std::uint64_t>(x < 1 ? 1 : x);
+  int l  = 0;
+  for (int step = 32; step > 0; step /= 2)
+  {
+    if ((u >> step) != 0)
+    {
+      u >>= step;
+      l += step;
+    }
+  }
+  return l;
+}
+
 /// ceil(a / Divisor) for a divisor known at compile time: a shift or a multiply and no branch, for
 /// the kernels' per-tile and per-segment arithmetic (the 32-bit test above cost the segment
 /// kernels' short paths up to 17 %, H100).

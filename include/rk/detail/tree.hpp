@@ -118,16 +118,6 @@ struct tile_split
   }
 };
 
-RK_HOST_DEVICE constexpr int floor_log2(offset_t x)
-{
-  int l = 0;
-  while ((offset_t{2} << l) <= x)
-  {
-    ++l;
-  }
-  return l;
-}
-
 /// How much longer than the even split's longest part (in 1/aligned_split_slack of it) the longest
 /// part may grow when the parts are cut at node boundaries instead. Such a split has no cut nodes,
 /// so no pieces to store and none to put together at the end: the finishing block's work, on the
@@ -141,17 +131,19 @@ inline constexpr offset_t aligned_split_slack = 32;
 /// and share whole nodes where that costs the longest part little.
 RK_HOST_DEVICE constexpr tile_split make_tile_split(offset_t tiles, offset_t parts)
 {
-  parts                  = parts < tiles ? parts : tiles;
-  parts                  = parts < 1 ? 1 : parts;
-  int level              = parts == 1 ? (tiles <= 1 ? 0 : floor_log2(tiles - 1) + 1) : floor_log2(tiles / parts);
+  parts                             = parts < tiles ? parts : tiles;
+  parts                             = parts < 1 ? 1 : parts;
+  const quotient<offset_t> per_part = divide(tiles, parts);
+  int level              = parts == 1 ? (tiles <= 1 ? 0 : floor_log2(tiles - 1) + 1) : floor_log2(per_part.quot);
   level                  = level < max_node_level ? level : max_node_level;
-  const offset_t longest = ceil_div(tiles, parts);
+  const offset_t longest = per_part.quot + (per_part.rem != 0);
   const offset_t nodes   = (tiles + (offset_t{1} << level) - 1) >> level;
-  const offset_t aligned_longest = ceil_div(nodes, parts) << level;
-  const bool aligned             = parts == 1 || aligned_longest <= longest + longest / aligned_split_slack;
-  const int align                = aligned ? level : 0;
-  const offset_t units           = aligned ? nodes : tiles;
-  return {tiles, parts, level, align, units / parts, units % parts};
+  const quotient<offset_t> node_q = divide(nodes, parts);
+  const offset_t aligned_longest  = (node_q.quot + (node_q.rem != 0)) << level;
+  const bool aligned              = parts == 1 || aligned_longest <= longest + longest / aligned_split_slack;
+  const int align                 = aligned ? level : 0;
+  const quotient<offset_t> units  = aligned ? node_q : per_part;
+  return {tiles, parts, level, align, units.quot, units.rem};
 }
 
 /// Tiles in the longest part of `s`.

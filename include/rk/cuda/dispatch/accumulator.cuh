@@ -1,6 +1,7 @@
 #pragma once
 // rk::accumulator for the GPU policies: the partial of what was added so far stays in device
-// memory; each chunk's partial is computed and combined into it on the policy's stream, so add()
+// memory; each chunk's partial is computed and appended to it on the policy's stream, in one launch
+// (the partial's kernel appends its record when its last block finishes), so add()
 // of device (or pinned, or managed) memory never waits, and result() copies one record back.
 // Pageable host chunks go through pinned staging buffers (rk/cuda/dispatch/host_staging.cuh): add()
 // returns once the chunk is copied.
@@ -120,8 +121,7 @@ private:
       started_ = true;
       return;
     }
-    enqueue_partial<T>(policy_, first, last - first, offset, piece, op_);
-    enqueue_combine(policy_.stream, whole, piece, whole, op_);
+    enqueue_partial<T>(policy_, first, last - first, offset, piece, op_, whole);
   }
 
   gpu_policy<Backend, Provider> policy_;

@@ -84,6 +84,23 @@ __device__ void reduce_partial_node_part(Input first, const partial_node_work& w
   }
 }
 
+/// whole = rk::combine(whole, piece) in place, reading and writing only what changes: a combine
+/// through whole copies (three records of 800 bytes for float, in one thread's local memory) had
+/// cost ~8 us a chunk (H100, rk_perf_partial). Pieces that do not join give combine's record of
+/// pieces that do not join, which rk::finish rejects.
+template <class T, class Op>
+__device__ void append_record(partial<T>& whole, const partial<T>& piece, Op& op)
+{
+  if (joins(whole, piece))
+  {
+    append_piece(whole, piece, op);
+  }
+  else
+  {
+    whole.status = partial<T>::not_adjacent;
+  }
+}
+
 /// The whole record in one launch of work.blocks + 1 blocks. Block b < work.blocks takes part
 /// b - first_block of the node whose blocks it falls in: a node held by one block is stored at
 /// once; of several, the last part to arrive at the node's word of `arrivals` finishes it (as
@@ -91,12 +108,17 @@ __device__ void reduce_partial_node_part(Input first, const partial_node_work& w
 /// launch instead of three: a piece of up to 2^20 items had cost ~9 us more than reduce_into
 /// in three (H100, rk_perf_partial). rk::reduce's occupancy bound: without it the kernel took 120
 /// registers, two blocks an SM, and a piece of 2^28 floats 1.06-1.10x reduce_into (1.00-1.04x
-/// with it, H100).
+/// with it, H100). Where `append_to` is not null (rk::accumulator's record so far), the last block
+/// of the grid to finish, counted at the word after the nodes', appends the record to it: a
+/// combine kernel of its own had cost 1.6 us a chunk more (16 chunks of 2^24 floats, H100). It
+/// may be launched dependent on the kernel ahead of it, so it waits for that one's end first.
 template <class VectorAgent, class ElementAgent, class Input, class T, class Op>
 __global__ void __launch_bounds__(VectorAgent::block_threads, VectorAgent::min_blocks_per_sm)
   partial_kernel(Input first, partial_ends ends, partial_work work, T* values, unsigned* arrivals, partial<T>* out,
-                 Op op)
+                 partial<T>* append_to, Op op)
 {
+  wait_for_prior_grid();
+  allow_dependent_grid();
   const offset_t b = blockIdx.x;
   if (b >= work.blocks)
   {
@@ -104,16 +126,30 @@ __global__ void __launch_bounds__(VectorAgent::block_threads, VectorAgent::min_b
     {
       write_partial_ends(first, out, ends, work, op);
     }
+  }
+  else
+  {
+    int lo = 0, hi = work.node_count; // the last node whose first block is at most b
+    while (hi - lo > 1)
+    {
+      const int mid                               = (lo + hi) / 2;
+      (work.node[mid].first_block <= b ? lo : hi) = mid;
+    }
+    reduce_partial_node_part<VectorAgent, ElementAgent>(first, work.node[lo], b - work.node[lo].first_block, values,
+                                                        arrivals[lo], out->node_slot(lo), op);
+  }
+  if (append_to == nullptr)
+  {
     return;
   }
-  int lo = 0, hi = work.node_count; // the last node whose first block is at most b
-  while (hi - lo > 1)
+  // Thread 0 stored everything this block wrote into the record (its node slot, or the ends), so
+  // its release publishes it; the barrier keeps part_arrives_last's answer to the node's arrival
+  // from being overwritten before every warp has read it.
+  __syncthreads();
+  if (part_arrives_last(arrivals[partial<T>::max_nodes], gridDim.x) && threadIdx.x == 0)
   {
-    const int mid                               = (lo + hi) / 2;
-    (work.node[mid].first_block <= b ? lo : hi) = mid;
+    append_record(*append_to, *out, op);
   }
-  reduce_partial_node_part<VectorAgent, ElementAgent>(first, work.node[lo], b - work.node[lo].first_block, values,
-                                                      arrivals[lo], out->node_slot(lo), op);
 }
 
 /// partial_kernel on a plan made on the GPU (plan_partial_in_block, in the kernel ahead of it on
@@ -182,23 +218,13 @@ __global__ void __launch_bounds__(partial_plan_threads)
   plan_partial_in_block<Planner, partial_plan_threads>(offset, limits, plan);
 }
 
-/// *r = rk::combine(*a, *b, op) on the device (r may be a or b). Where r is a (the accumulator's
-/// record growing by a chunk) the record is extended in place, reading and writing only what
-/// changes: a combine through whole copies (three records of 800 bytes for float, in one
-/// thread's local memory) had cost ~8 us a chunk (H100, rk_perf_partial).
+/// *r = rk::combine(*a, *b, op) on the device (r may be a or b; where r is a, in place).
 template <class T, class Op>
 __global__ void combine_partials_kernel(const partial<T>* a, const partial<T>* b, partial<T>* r, Op op)
 {
   if (r == a)
   {
-    if (joins(*r, *b))
-    {
-      append_piece(*r, *b, op);
-    }
-    else
-    {
-      r->status = partial<T>::not_adjacent; // as combine's record of pieces that do not join
-    }
+    append_record(*r, *b, op);
     return;
   }
   const partial<T> result = combine(*a, *b, op);
