@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Tables and targets from rk's NVBench benchmarks (perf/bench): reads the JSON that
-`rk_bench_reduce --json FILE` writes and prints, per type, each implementation's time (the median
-of NVBench's cold GPU samples, µs) with rk::device's ratios to CUB and to the read probe, then the
-targets with PASS, MISS or "within noise" (the limit lies inside the ratio's interval, taken from
-the two implementations' quartiles). Given two runs, it prints both and whether the verdicts agree.
+`rk_bench_reduce --json FILE` (or rk_bench_family's) writes and prints, per type, each
+implementation's time (the median of NVBench's cold GPU samples, µs; CPU time for round trips) with
+rk's ratios to its peers and to the probe, then the targets with PASS, MISS or "within noise" (the
+limit lies inside the ratio's interval, taken from the two implementations' quartiles). Given two
+runs, it prints both and whether the verdicts agree. A run of both binaries: pass their files
+joined with '+' (reduce.json+family.json).
 
-    python3 perf/bench_summary.py run1.json [run2.json]      (.json.gz too)
+    python3 perf/bench_summary.py run1.json[+run1b.json] [run2.json[+run2b.json]]   (.json.gz too)
 
 Standard library only.
 """
@@ -15,6 +17,22 @@ import sys
 
 TYPES = {"I32": "int32", "I64": "int64", "F32": "float", "F64": "double"}
 IMPLS = ["rk::device", "rk::single_pass", "rk::two_pass", "rk::atomic", "cub", "probe"]
+# Benchmarks whose calls return to the host (NVBench's CPU time of a synchronizing call).
+ROUND_TRIPS = {"reduce_round_trip", "reduce_by_key"}
+# rk_bench_family: each benchmark's implementations, and its target: (rk's implementation, the
+# one it is measured against, True for "at most" / False for "at least", the limit, the label).
+FAMILY = {
+    "transform_reduce": (["rk::transform_reduce", "rk::reduce", "probe"],
+                         ("rk::transform_reduce", "rk::reduce", True, 1.05, "transform_reduce / rk::reduce (max) <= 1.05")),
+    "arg_min": (["rk::arg_min", "cub", "probe"],
+                ("rk::arg_min", "cub", True, 1.00, "rk::arg_min / CUB ArgMin (max) <= 1.00")),
+    "segmented_arg_min": (["rk::segmented_arg_min", "rk::segmented_reduce", "cub", "probe"],
+                          ("rk::segmented_arg_min", "rk::segmented_reduce", True, 1.10,
+                           "segmented_arg_min / segmented_reduce's minimum (max) <= 1.10")),
+    "reduce_by_key": (["rk::reduce_by_key", "thrust::reduce_by_key", "probe"],
+                      ("rk::reduce_by_key", "thrust::reduce_by_key", True, 0.50,
+                       "rk::reduce_by_key / thrust::reduce_by_key, round trips (max) <= 0.50")),
+}
 
 
 def summary_value(state, tag):
@@ -26,8 +44,18 @@ def summary_value(state, tag):
     return None
 
 
-def load(path):
-    """{(benchmark, type, log2 n, impl): (median, q1, q3) in µs}"""
+def load(paths):
+    """{(benchmark, case, log2 n, impl): (median, q1, q3) in µs} from one run's files ('+'-joined):
+    the case is the type, and any other axis (a segment or run length) after it."""
+    doc, times = {"devices": []}, {}
+    for path in paths.split("+"):
+        part, part_times = load_file(path)
+        doc["devices"] = doc["devices"] or part.get("devices", [])
+        times.update(part_times)
+    return doc, times
+
+
+def load_file(path):
     with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
         doc = json.load(f)
     times = {}
@@ -37,8 +65,10 @@ def load(path):
                 continue
             axes = {a["name"]: a["value"] for a in state.get("axis_values", [])}
             n = int(axes["Elements"])
-            key = (bench["name"], TYPES.get(axes["T"], axes["T"]), n.bit_length() - 1, axes["Impl"])
-            kind = "cpu" if bench["name"].endswith("round_trip") else "gpu"
+            case = [TYPES.get(axes["T"], axes["T"])] if "T" in axes else []
+            case += [f"{name} {value}" for name, value in axes.items() if name not in ("T", "Elements", "Impl")]
+            key = (bench["name"], ", ".join(case) or "float", n.bit_length() - 1, axes["Impl"])
+            kind = "cpu" if bench["name"] in ROUND_TRIPS else "gpu"
             mid = summary_value(state, f"nv/cold/time/{kind}/median")
             if mid is None:
                 mid = summary_value(state, f"nv/cold/time/{kind}/mean")
@@ -81,6 +111,44 @@ def tables(times):
     return "\n".join(out)
 
 
+def family_tables(times):
+    out = []
+    for bench, (impls, (mine, peer, _, _, _)) in FAMILY.items():
+        cases = sorted({(k[1], k[2]) for k in times if k[0] == bench}, key=lambda c: (c[1], natural(c[0])))
+        if not cases:
+            continue
+        kind = "CPU time of a round trip" if bench in ROUND_TRIPS else "NVBench cold median"
+        out.append(f"\n{bench} (µs per call, {kind})\n")
+        out.append("| case | n | " + " | ".join(impls) + f" | {mine} / {peer} | {mine} / probe |")
+        out.append("|---|---|" + "---:|" * (len(impls) + 2))
+        for c, s in cases:
+            cells = [f"{times[(bench, c, s, i)][0]:.2f}" if (bench, c, s, i) in times else "—" for i in impls]
+            for b in (peer, "probe"):
+                r = ratio(times, (bench, c, s, mine), (bench, c, s, b))
+                cells.append(f"{r[0]:.3f}" if r else "—")
+            out.append(f"| {c} | 2^{s} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def natural(label):
+    """Sorts '... 8' before '... 256', '8+3' after '8'."""
+    tail = label.rsplit(" ", 1)[-1]
+    head = tail.split("+")[0]
+    return (label[: len(label) - len(tail)], int(head) if head.isdigit() else 0, tail)
+
+
+def family_targets(times):
+    rows = []
+    for bench, (_, (mine, peer, at_most, limit, label)) in FAMILY.items():
+        cases = sorted({(k[1], k[2]) for k in times if k[0] == bench and k[3] == mine})
+        if not cases:
+            continue
+        pairs = [(f"{c} 2^{s}", (bench, c, s, mine), (bench, c, s, peer)) for c, s in cases
+                 if (bench, c, s, peer) in times]
+        rows.append(target(f"{bench}: {label}", times, pairs, at_most, limit))
+    return rows
+
+
 def target(name, times, pairs, at_most, limit):
     """The cases' ratios against `limit`: MISS if any case's interval lies past it, else within
     noise if any straddles it, else PASS; shown with the case that decides (the worst of those
@@ -108,6 +176,8 @@ def targets(times):
     def pairs(a_impl, b_impl, lo=0, hi=99, bench="reduce"):
         return [(f"{t} 2^{s}", (bench, t, s, a_impl), (bench, t, s, b_impl)) for t, s in cases if lo <= s <= hi]
     rt = sorted({(k[1], k[2]) for k in times if k[0] == "reduce_round_trip"})
+    if not cases and not rt:
+        return family_targets(times)
     return [
         target("rk::device time / CUB time, every case (max) <= 1.00", times, pairs("rk::device", "cub"), True, 1.00),
         target("probe time / rk::device time, n >= 2^26 (min) >= 0.99", times, pairs("probe", "rk::device", 26), False, 0.99),
@@ -115,7 +185,7 @@ def targets(times):
         target("rk::reduce round trip / thrust::reduce's, n <= 2^20 (max) <= 0.50", times,
                [(f"{t} 2^{s}", ("reduce_round_trip", t, s, "rk::reduce"), ("reduce_round_trip", t, s, "thrust::reduce"))
                 for t, s in rt if s <= 20], True, 0.50),
-    ]
+    ] + family_targets(times)
 
 
 def main(paths):
@@ -123,7 +193,9 @@ def main(paths):
     for path, (doc, times) in zip(paths, runs):
         dev = ", ".join(d.get("name", "?") for d in doc.get("devices", []))
         print(f"# {path}: {dev}")
-        print(tables(times))
+        for text in (tables(times), family_tables(times)):
+            if text:
+                print(text)
     print("\n## Targets\n")
     header = "| target | " + " | ".join(f"run {i + 1}" for i in range(len(runs))) + (" | verdicts agree |" if len(runs) > 1 else "")
     print(header)

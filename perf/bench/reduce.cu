@@ -10,8 +10,8 @@
 // (rk::reduce; thrust::reduce, which allocates its temporary storage in every call; CUB, a copy of
 // its result and a stream synchronize).
 
-#include "../cuda_check.cuh"
 #include "../inputs.cuh"
+#include "common.cuh"
 
 #include <rk/reduce.cuh>
 
@@ -20,109 +20,16 @@
 #include <thrust/reduce.h>
 #include <thrust/universal_vector.h>
 
-#include <atomic>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
-
-namespace
-{
-/// Results that disagreed with CUB's, and states that threw (NVBench reports those as skipped and
-/// carries on): a run with any ends with exit status 1, once NVBench has written its output.
-std::atomic<int> failures{0};
-} // namespace
-
-#define NVBENCH_MAIN_FINALIZE_CUSTOM_POST() \
-  [] {                                      \
-    if (failures.load() != 0)               \
-    {                                       \
-      std::exit(1);                         \
-    }                                       \
-  }()
-#include <nvbench/nvbench.cuh>
 
 namespace
 {
 using value_types = nvbench::type_list<std::int32_t, std::int64_t, float, double>;
 
-/// Reads `vectors` 16-byte vectors and writes nothing: what any sum of those bytes must move. Four
-/// independent loads in flight per thread over a grid-stride loop: under NVBench's cold timing
-/// the suites' one-load probe (perf/probe.cuh) read 2^28 int32 3 % slower than CUB's sum.
-__global__ void read_probe(const uint4* in, std::int64_t vectors, unsigned* sink)
-{
-  const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
-  std::int64_t i            = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
-  unsigned acc              = 0;
-  for (; i + 3 * stride < vectors; i += 4 * stride)
-  {
-    const uint4 a = in[i];
-    const uint4 b = in[i + stride];
-    const uint4 c = in[i + 2 * stride];
-    const uint4 d = in[i + 3 * stride];
-    acc ^= a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w ^ c.x ^ c.y ^ c.z ^ c.w ^ d.x ^ d.y ^ d.z ^ d.w;
-  }
-  for (; i < vectors; i += stride)
-  {
-    const uint4 a = in[i];
-    acc ^= a.x ^ a.y ^ a.z ^ a.w;
-  }
-  if (acc == 0x9e3779b9u) // never, in practice; keeps the loads
-  {
-    *sink = acc;
-  }
-}
-
-constexpr int probe_threads = 256;
-
-/// The probe's grid: as many blocks as the GPU holds at once (8 an SM on an H100).
-int probe_blocks()
-{
-  int device = 0, sms = 0, per_sm = 0;
-  rk_perf::check(cudaGetDevice(&device), "cudaGetDevice");
-  rk_perf::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-  rk_perf::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, read_probe, probe_threads, 0),
-                 "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-  return sms * per_sm;
-}
-
-/// Runs one state's body; an exception (a CUDA error, an rk::error) counts as a failure before
-/// NVBench turns it into a skipped state.
-template <class Body>
-void counting_failures(nvbench::state& state, Body&& body)
-{
-  try
-  {
-    body();
-  }
-  catch (...)
-  {
-    ++failures;
-    std::fprintf(stderr, "rk_bench_reduce: state %s threw\n", state.get_short_description().c_str());
-    throw;
-  }
-}
-
-template <class T>
-const char* type_name()
-{
-  if constexpr (std::is_same_v<T, std::int32_t>)
-  {
-    return "int32";
-  }
-  else if constexpr (std::is_same_v<T, std::int64_t>)
-  {
-    return "int64";
-  }
-  else if constexpr (std::is_same_v<T, float>)
-  {
-    return "float";
-  }
-  else
-  {
-    return "double";
-  }
-}
+using rk_bench::failures;
+using rk_bench::type_name;
 
 /// The state's input (random values, rk_perf's seed) and CUB's sum of it, the reference.
 template <class T>
@@ -208,7 +115,7 @@ void reduce_body(nvbench::state& state)
   {
     // Reads the items and writes nothing: the practical speed of light of any sum.
     static_assert(16 % sizeof(T) == 0, "the probe reads 16-byte vectors");
-    const int blocks        = probe_blocks();
+    const int blocks        = rk_bench::probe_blocks(rk_bench::read_probe);
     const auto* vectors     = reinterpret_cast<const uint4*>(c.first());
     const std::int64_t size = c.n * std::int64_t{sizeof(T)} / 16;
     unsigned* sink          = reinterpret_cast<unsigned*>(c.result());
@@ -218,7 +125,7 @@ void reduce_body(nvbench::state& state)
       return;
     }
     state.exec(nvbench::exec_tag::no_batch, [&](nvbench::launch& launch) {
-      read_probe<<<blocks, probe_threads, 0, launch.get_stream()>>>(vectors, size, sink);
+      rk_bench::read_probe<<<blocks, rk_bench::probe_threads, 0, launch.get_stream()>>>(vectors, size, sink);
     });
     return;
   }
@@ -248,7 +155,7 @@ void reduce_body(nvbench::state& state)
 template <class T>
 void reduce(nvbench::state& state, nvbench::type_list<T>)
 {
-  counting_failures(state, [&] { reduce_body<T>(state); });
+  rk_bench::counting_failures(state, "rk_bench_reduce", [&] { reduce_body<T>(state); });
 }
 
 /// The value-returning calls, from the host's side: NVBench's CPU time of a synchronizing call.
@@ -284,7 +191,7 @@ void round_trip_body(nvbench::state& state)
 template <class T>
 void reduce_round_trip(nvbench::state& state, nvbench::type_list<T>)
 {
-  counting_failures(state, [&] { round_trip_body<T>(state); });
+  rk_bench::counting_failures(state, "rk_bench_reduce", [&] { round_trip_body<T>(state); });
 }
 } // namespace
 
