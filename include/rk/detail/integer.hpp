@@ -1,5 +1,6 @@
 #pragma once
-// Integer helpers every layer uses: the one ceiling division, and rounding up to a multiple.
+// Integer helpers every layer uses: the one ceiling division, division with its remainder,
+// floor(log2), and rounding up to a multiple.
 
 #include <rk/detail/config.hpp>
 
@@ -26,9 +27,9 @@ RK_HOST_DEVICE constexpr I ceil_div(I a, I b)
   return a / b + (a % b != 0);
 }
 
-/// a / b and a % b for a >= 0 and b > 0, in 32 bits where both operands fit (as ceil_div): the
-/// GPU makes rk::reduce's plan at the start of every block where only it knows the count
-/// (rk::device_count, a partial planned on the GPU), so its divisions are on the critical path.
+/// a / b and a % b for a >= 0 and b > 0, in 32 bits where both operands fit (as ceil_div): every
+/// block of a partial, and of a reduction whose count only the GPU knows (rk::device_count), makes
+/// its tree split before its first load, so the split's divisions are on the critical path.
 template <class I>
 struct quotient
 {
