@@ -135,8 +135,13 @@ struct scratch_cache
     }
     for (const parked_buffer& p : parked)
     {
-      ignore_error(cudaFree(p.ptr));
-      if (p.done != nullptr)
+      // A buffer the driver no longer knows went with its context (the program reset the device,
+      // as NVBench's main does before it returns), and the event with it: destroying that event
+      // made the driver dereference a freed handle, a segfault in the process's exit (H200,
+      // rk_bench_segmented). So the event is destroyed only after its buffer was freed.
+      const cudaError_t freed = cudaFree(p.ptr);
+      ignore_error(freed);
+      if (p.done != nullptr && freed == cudaSuccess)
       {
         ignore_error(cudaEventDestroy(p.done));
       }
