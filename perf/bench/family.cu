@@ -315,12 +315,14 @@ void reduce_by_key_body(nvbench::state& state)
   const std::string& impl = state.get_string("Impl");
   if (impl == "probe")
   {
-    // A round trip like the others: the probe's kernel and a stream synchronize.
+    // A round trip like the others: the probe's kernel and a stream synchronize. It writes a key
+    // and a value a run, as words of a buffer of its own (keys_out holds n keys, not 2n words).
+    thrust::device_vector<unsigned> probe_out(2 * static_cast<std::size_t>(runs));
+    auto* po         = thrust::raw_pointer_cast(probe_out.data());
     const int blocks = rk_bench::probe_blocks(rk_bench::read_write_probe);
     state.exec(nvbench::exec_tag::sync, [&](nvbench::launch& launch) {
       rk_bench::read_write_probe<<<blocks, rk_bench::probe_threads, 0, launch.get_stream()>>>(
-        reinterpret_cast<const uint4*>(k), reinterpret_cast<const uint4*>(v), n * 4 / 16,
-        reinterpret_cast<unsigned*>(ko), 2 * runs);
+        reinterpret_cast<const uint4*>(k), reinterpret_cast<const uint4*>(v), n * 4 / 16, po, 2 * runs);
       rk_perf::check(cudaStreamSynchronize(launch.get_stream()), "the probe");
     });
     return;
