@@ -79,11 +79,11 @@ thrust::device_vector<T> generate(std::int64_t n, F f)
   return v;
 }
 
-template <class Kernel>
-void time_probe(nvbench::state& state, Kernel kernel, const void* a, const void* b, std::int64_t bytes, unsigned* out,
+/// Times the read-write probe over `bytes` of `a` (and of `b`, if not null), writing `words` words.
+void time_probe(nvbench::state& state, const void* a, const void* b, std::int64_t bytes, unsigned* out,
                 std::int64_t words)
 {
-  const int blocks = rk_bench::probe_blocks(kernel);
+  const int blocks = rk_bench::probe_blocks(rk_bench::read_write_probe);
   state.exec(nvbench::exec_tag::no_batch, [&](nvbench::launch& launch) {
     rk_bench::read_write_probe<<<blocks, rk_bench::probe_threads, 0, launch.get_stream()>>>(
       static_cast<const uint4*>(a), static_cast<const uint4*>(b), bytes / 16, out, words);
@@ -103,7 +103,7 @@ void transform_reduce_body(nvbench::state& state)
   const std::string& impl = state.get_string("Impl");
   if (impl == "probe")
   {
-    time_probe(state, rk_bench::read_write_probe, in, nullptr, n * 4, reinterpret_cast<unsigned*>(o), 0);
+    time_probe(state, in, nullptr, n * 4, reinterpret_cast<unsigned*>(o), 0);
     return;
   }
   // rk::transform_reduce has rk::reduce's tree, so its bits are those of rk::reduce over the
@@ -155,7 +155,7 @@ void arg_min_body(nvbench::state& state)
   const std::string& impl = state.get_string("Impl");
   if (impl == "probe")
   {
-    time_probe(state, rk_bench::read_write_probe, in, nullptr, n * std::int64_t{sizeof(T)},
+    time_probe(state, in, nullptr, n * std::int64_t{sizeof(T)},
                reinterpret_cast<unsigned*>(thrust::raw_pointer_cast(cub_index.data())), 0);
     return;
   }
@@ -234,8 +234,7 @@ void segmented_arg_min_body(nvbench::state& state)
   state.add_global_memory_writes<result>(static_cast<std::size_t>(segments));
   if (impl == "probe")
   {
-    time_probe(state, rk_bench::read_write_probe, in, nullptr, n * 4, reinterpret_cast<unsigned*>(ao),
-               segments * std::int64_t{sizeof(result) / 4});
+    time_probe(state, in, nullptr, n * 4, reinterpret_cast<unsigned*>(ao), segments * std::int64_t{sizeof(result) / 4});
     return;
   }
   rk::segmented_arg_min(rk::device.on(setup), in, segments, length, ao);
