@@ -282,74 +282,38 @@ __device__ __forceinline__ void reduce_run_tile(const Keys& keys, const Values& 
       return held[i].value;
     }
   };
-  // Run and long-run numbers: this thread's first head is run `run_prefix`, its first long head
-  // long run `long_prefix`.
+  // Run and long-run numbers within the tile: this thread's first head is the tile's run
+  // `first_place`. The tile's place among the others (the look-back) is warp 0's alone: the other
+  // warps stage their runs meanwhile, and only what follows the next barrier needs it.
   const tally_type mine_tally = tally::make(__popc(heads), __popc(long_heads));
-  tally_type prefix_tally, tile_prefix, tile_tally;
-  if (tile == 0)
+  tally_type local_prefix, tile_tally;
+  tally_scan(scan_storage).ExclusiveSum(mine_tally, local_prefix, tile_tally);
+  look_back prefix(out.tiles, look_back_storage, ::cuda::std::plus<>{}, tile);
+  if (t < warp_threads)
   {
-    tally_scan(scan_storage).ExclusiveSum(mine_tally, prefix_tally, tile_tally);
-    if (t == 0)
+    if (tile == 0)
     {
-      out.tiles.SetInclusive(0, tile_tally);
-    }
-    tile_prefix = tally::make(0, 0);
-  }
-  else
-  {
-    look_back prefix(out.tiles, look_back_storage, ::cuda::std::plus<>{}, tile);
-    tally_scan(scan_storage).ExclusiveSum(mine_tally, prefix_tally, prefix);
-    tile_prefix = prefix.GetExclusivePrefix();
-    tile_tally  = prefix.GetBlockAggregate();
-  }
-  const Head run_prefix     = tally::runs(prefix_tally);
-  const Head long_prefix    = tally::longs(prefix_tally);
-  const Head tile_run_first = tally::runs(tile_prefix);
-  const int tile_runs       = static_cast<int>(tally::runs(tile_tally));
-  if (t == 0 && tile == static_cast<int>(gridDim.x) - 1)
-  {
-    out.totals[0] = tile_run_first + tile_runs;
-    out.totals[1] = tally::longs(tile_prefix) + tally::longs(tile_tally);
-  }
-
-  // The long list: bounds and run number of each long run, in run order.
-  if (long_heads != 0)
-  {
-    Head slot = long_prefix;
-#pragma unroll
-    for (int i = 0; i < items; ++i)
-    {
-      if ((long_heads >> i) & 1u)
+      if (t == 0)
       {
-        out.long_run[slot]   = run_prefix + __popc(heads & ((1u << i) - 1u));
-        out.long_begin[slot] = my_first + i;
-        const unsigned later = heads >> (i + 1);
-        if (later != 0)
-        {
-          out.long_end[slot] = my_first + i + __ffs(static_cast<int>(later));
-        }
-        else if (trail_here)
-        {
-          out.long_end[slot] = my_first + mine;
-        }
-        ++slot;
+        out.tiles.SetInclusive(0, tile_tally);
       }
     }
+    else
+    {
+      prefix(tile_tally);
+    }
   }
-  if (lead_ends_long)
-  {
-    out.long_end[long_prefix - 1] = my_first + lead;
-  }
+  const int tile_runs = static_cast<int>(tally::runs(tile_tally));
 
   // Stage this tile's first keys and the short runs that end here at their run's place in the
   // tile; a short run that goes on into the next thread passes its partial fold there.
-  const int first_place = static_cast<int>(run_prefix - tile_run_first);
+  const int first_place = static_cast<int>(tally::runs(local_prefix));
   uninitialized<T> acc;
   bool in_short = false;
 #pragma unroll
   for (int i = 0; i < items; ++i)
   {
-    if (i < mine)
+    if (heads != 0 && i < mine) // without heads a thread only finishes the run before it (below)
     {
       const int place = first_place + __popc(heads & ((2u << i) - 1u)) - 1; // of the run item i is in
       if ((heads >> i) & 1u)
@@ -381,6 +345,44 @@ __device__ __forceinline__ void reduce_run_tile(const Keys& keys, const Values& 
     ::new (static_cast<void*>(carry + t)) T(acc.value);
   }
   __syncthreads();
+  const tally_type tile_prefix = tile == 0 ? tally::make(0, 0) : prefix.GetExclusivePrefix();
+  const Head tile_run_first    = tally::runs(tile_prefix);
+  const Head run_prefix        = tile_run_first + tally::runs(local_prefix);
+  const Head long_prefix       = tally::longs(tile_prefix) + tally::longs(local_prefix);
+  if (t == 0 && tile == static_cast<int>(gridDim.x) - 1)
+  {
+    out.totals[0] = tile_run_first + tile_runs;
+    out.totals[1] = tally::longs(tile_prefix) + tally::longs(tile_tally);
+  }
+  // The long list: bounds and run number of each long run, in run order.
+  if (long_heads != 0)
+  {
+    Head slot = long_prefix;
+#pragma unroll
+    for (int i = 0; i < items; ++i)
+    {
+      if ((long_heads >> i) & 1u)
+      {
+        out.long_run[slot]   = run_prefix + __popc(heads & ((1u << i) - 1u));
+        out.long_begin[slot] = my_first + i;
+        const unsigned later = heads >> (i + 1);
+        if (later != 0)
+        {
+          out.long_end[slot] = my_first + i + __ffs(static_cast<int>(later));
+        }
+        else if (trail_here)
+        {
+          out.long_end[slot] = my_first + mine;
+        }
+        ++slot;
+      }
+    }
+  }
+  if (lead_ends_long)
+  {
+    out.long_end[long_prefix - 1] = my_first + lead;
+  }
+
   if (lead_short)
   {
     T finished(carry[t - 1]);
