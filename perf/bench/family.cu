@@ -8,11 +8,14 @@
 //                      same segments, cub::DeviceSegmentedReduce::ArgMin (segments of 256 items or
 //                      more: CUB runs a block per segment) and a probe that reads the items and
 //                      writes 16 bytes a segment;
-//   reduce_by_key      int32 keys, float values, runs of 1, 8 (from item 0, and shifted by 3 so
-//                      every run straddles two of rk's threads), 1000 and 10^6 items, against
-//                      thrust::reduce_by_key and a probe that reads keys and values and writes a
-//                      key and a value a run. Both calls return the run count to the host, so
-//                      these are round trips: NVBench's CPU time of a synchronizing call.
+//   reduce_by_key      int32 keys, float values, runs of 1, 2, 8 (from item 0, and shifted by 3 so
+//                      every run straddles two of rk's threads), 100, 1000 and 10^6 items, and a
+//                      random mix (geometric lengths, 64 items on average), against
+//                      thrust::reduce_by_key, cub::DeviceReduce::ReduceByKey (temporary storage
+//                      allocated once per state; the run count copied to pinned host memory) and
+//                      a probe that reads keys and values and writes a key and a value a run. Every
+//                      call returns the run count to the host, so these are round trips:
+//                      NVBench's CPU time of a synchronizing call.
 // perf/bench_summary.py prints the tables and the targets from the JSON.
 
 #include "common.cuh"
@@ -25,12 +28,17 @@
 #include <thrust/device_vector.h>
 #include <thrust/equal.h>
 #include <thrust/execution_policy.h>
+#include <thrust/fill.h>
+#include <thrust/functional.h>
+#include <thrust/inner_product.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/reduce.h>
+#include <thrust/scan.h>
 #include <thrust/transform.h>
 
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 
 namespace
@@ -288,16 +296,42 @@ struct run_key
   }
 };
 
+/// 1 where item i starts a run of the random mix: item 0 and about one item in 64, placed by a
+/// hash, so the run lengths are geometric (half of them under 45 items, one in 550 over 400).
+struct mix_head
+{
+  __host__ __device__ std::int32_t operator()(std::int64_t i) const
+  {
+    std::uint64_t h = static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 32;
+    return i == 0 || h % 64 == 0 ? 1 : 0;
+  }
+};
+
+/// The keys of a RunLength: "mix", or "R" or "R+S" (runs of R items shifted by S).
+thrust::device_vector<std::int32_t> run_keys(const std::string& layout, std::int64_t n)
+{
+  if (layout == "mix")
+  {
+    auto keys = generate<std::int32_t>(n, mix_head{});
+    thrust::inclusive_scan(keys.begin(), keys.end(), keys.begin()); // run r's key is r + 1
+    return keys;
+  }
+  const std::size_t plus   = layout.find('+');
+  const std::int64_t run   = std::stoll(layout.substr(0, plus));
+  const std::int64_t shift = plus == std::string::npos ? 0 : std::stoll(layout.substr(plus + 1));
+  return generate<std::int32_t>(n, run_key{run, shift});
+}
+
 void reduce_by_key_body(nvbench::state& state)
 {
   const std::int64_t n       = state.get_int64("Elements");
-  const std::string& layout  = state.get_string("RunLength");
-  const std::size_t plus     = layout.find('+');
-  const std::int64_t run     = std::stoll(layout.substr(0, plus));
-  const std::int64_t shift   = plus == std::string::npos ? 0 : std::stoll(layout.substr(plus + 1));
-  const std::int64_t runs    = (n + shift + run - 1) / run;
+  const auto keys            = run_keys(state.get_string("RunLength"), n);
   const auto values          = generate<float>(n, small_value{});
-  const auto keys            = generate<std::int32_t>(n, run_key{run, shift});
+  const std::int64_t runs    = thrust::inner_product(keys.begin(), keys.end() - 1, keys.begin() + 1, std::int64_t{1},
+                                                     thrust::plus<std::int64_t>{}, thrust::not_equal_to<std::int32_t>{});
   const std::size_t capacity = static_cast<std::size_t>(n);
   thrust::device_vector<std::int32_t> keys_out(capacity), thrust_keys(capacity);
   thrust::device_vector<float> values_out(capacity), thrust_values(capacity);
@@ -343,6 +377,40 @@ void reduce_by_key_body(nvbench::state& state)
     state.exec(nvbench::exec_tag::sync, [&](nvbench::launch& launch) {
       static_cast<void>(rk::reduce_by_key(rk::device.on(launch.get_stream()), k, k + n, v, ko, vo, 0.0f, rk::plus{}));
     });
+  }
+  else if (impl == "cub")
+  {
+    thrust::device_vector<std::int64_t> cub_runs(1);
+    auto* nr               = thrust::raw_pointer_cast(cub_runs.data());
+    std::size_t temp_bytes = 0;
+    rk_perf::check(cub::DeviceReduce::ReduceByKey(nullptr, temp_bytes, k, ko, v, vo, nr, ::cuda::std::plus<>{}, n,
+                                                  setup),
+                   "cub::DeviceReduce::ReduceByKey (temporary storage)");
+    thrust::device_vector<unsigned char> temp(temp_bytes);
+    void* t              = thrust::raw_pointer_cast(temp.data());
+    std::int64_t* pinned = nullptr;
+    rk_perf::check(cudaMallocHost(&pinned, sizeof(std::int64_t)), "pinned memory for CUB's run count");
+    const std::unique_ptr<std::int64_t, cudaError_t (*)(void*)> owned(pinned, cudaFreeHost);
+    // The call as a user who needs the count on the host makes it: the run count copied back and
+    // waited for, like rk's and Thrust's.
+    const auto call = [&](cudaStream_t stream) {
+      std::size_t bytes = temp_bytes;
+      cub::DeviceReduce::ReduceByKey(t, bytes, k, ko, v, vo, nr, ::cuda::std::plus<>{}, n, stream);
+      cudaMemcpyAsync(pinned, nr, sizeof(std::int64_t), cudaMemcpyDeviceToHost, stream);
+      rk_perf::check(cudaStreamSynchronize(stream), "cub::DeviceReduce::ReduceByKey");
+    };
+    // The outputs still hold rk's runs: overwrite them, so that the check sees CUB's.
+    thrust::fill(thrust::cuda::par.on(setup), keys_out.begin(), keys_out.end(), -1);
+    thrust::fill(thrust::cuda::par.on(setup), values_out.begin(), values_out.end(), -1.0e30f);
+    call(setup);
+    if (*pinned != runs
+        || !thrust::equal(thrust::cuda::par.on(setup), keys_out.begin(), keys_out.begin() + runs, thrust_keys.begin())
+        || !thrust::equal(thrust::cuda::par.on(setup), values_out.begin(), values_out.begin() + runs,
+                          thrust_values.begin()))
+    {
+      fail(state, "cub::DeviceReduce::ReduceByKey and thrust::reduce_by_key disagree");
+    }
+    state.exec(nvbench::exec_tag::sync, [&](nvbench::launch& launch) { call(launch.get_stream()); });
   }
   else
   {
@@ -394,7 +462,7 @@ NVBENCH_BENCH(segmented_arg_min)
 NVBENCH_BENCH(reduce_by_key)
   .set_name("reduce_by_key")
   .add_int64_power_of_two_axis("Elements", {26})
-  .add_string_axis("RunLength", {"1", "8", "8+3", "1000", "1000000"})
-  .add_string_axis("Impl", {"rk::reduce_by_key", "thrust::reduce_by_key", "probe"});
+  .add_string_axis("RunLength", {"1", "2", "8", "8+3", "100", "1000", "1000000", "mix"})
+  .add_string_axis("Impl", {"rk::reduce_by_key", "thrust::reduce_by_key", "cub", "probe"});
 
 NVBENCH_MAIN
