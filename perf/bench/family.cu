@@ -1,4 +1,4 @@
-// rk_bench_family: the reduction family against its peers on NVBench (rk_perf_family's cases),
+// rk_bench_family: the reduction family against its peers on NVBench (the old rk_perf_family's cases),
 // every state checked before it is timed (a mismatch makes the exit status 1):
 //   transform_reduce   square-then-sum of floats, against rk::reduce's sum of the same items (the
 //                      same bytes) and the read probe;
