@@ -1,6 +1,6 @@
 #pragma once
-// What the small suites (rk_perf_axes, rk_perf_partial) share: the probe that moves exactly the
-// bytes a job must move, and the paired ratio of two contenders' interleaved trials.
+// What rk_perf_partial uses beside the trials: the probe that moves exactly the bytes a job must
+// move, and the paired ratio of two contenders' interleaved trials.
 
 #include "cuda_check.cuh"
 #include "trials.cuh"

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""PyTorch on rk_perf_axes's shapes: torch.sum(x, dim=...) and torch.var_mean over float x of
-2^26 items, timed with CUDA events (median of 31 runs after 5 warm-ups, L2 not flushed, as
-rk_perf_axes's trials do not flush it either). Prints a markdown table; run on the device beside
-rk_perf_axes and put both in perf/RESULTS.md."""
+"""PyTorch on rk_bench_axes's shapes (perf/bench/axes.cu): torch.sum(x, dim=...) and
+torch.var_mean over float x of 2^26 items, timed with CUDA events (median of 31 runs after 5
+warm-ups, L2 not flushed: at 256 MB a call, L2 holds little of it). Prints a markdown table; run
+on the device beside rk_bench_axes and put both in perf/RESULTS.md."""
 import sys
 
 try:
