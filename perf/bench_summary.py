@@ -134,11 +134,13 @@ def family_tables(times):
             continue
         kind = "CPU time of a round trip" if bench in ROUND_TRIPS else "NVBench cold median"
         out.append(f"\n{bench} (µs per call, {kind})\n")
-        out.append("| case | n | " + " | ".join(impls) + f" | {mine} / {peer} | {mine} / probe |")
-        out.append("|---|---|" + "---:|" * (len(impls) + 2))
+        # Against the target's peer and against the probe: one column where the peer is the probe.
+        columns = [peer] + (["probe"] if peer != "probe" else [])
+        out.append("| case | n | " + " | ".join(impls) + "".join(f" | {mine} / {b}" for b in columns) + " |")
+        out.append("|---|---|" + "---:|" * (len(impls) + len(columns)))
         for c, s in cases:
             cells = [f"{times[(bench, c, s, i)][0]:.2f}" if (bench, c, s, i) in times else "—" for i in impls]
-            for b in (peer, "probe"):
+            for b in columns:
                 r = ratio(times, (bench, c, s, mine), (bench, c, s, b))
                 cells.append(f"{r[0]:.3f}" if r else "—")
             out.append(f"| {c} | 2^{s} | " + " | ".join(cells) + " |")

@@ -263,8 +263,7 @@ void axes_body(nvbench::state& state, bool statistics)
   }
   if (wrong != 0)
   {
-    ++rk_bench::failures;
-    std::fprintf(stderr, "%s: %s: %zu wrong outputs\n", binary, state.get_short_description().c_str(), wrong);
+    rk_bench::fail(state, binary, std::to_string(wrong) + " wrong outputs");
   }
   state.exec(nvbench::exec_tag::no_batch, [&](nvbench::launch& launch) { call(launch.get_stream()); });
 }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <type_traits>
 
 namespace rk_bench
@@ -45,6 +46,13 @@ void counting_failures(nvbench::state& state, const char* binary, Body&& body)
     std::fprintf(stderr, "%s: state %s threw\n", binary, state.get_short_description().c_str());
     throw;
   }
+}
+
+/// Counts a result that disagreed with its reference, and says which state of `binary` and how.
+inline void fail(const nvbench::state& state, const char* binary, const std::string& what)
+{
+  ++failures;
+  std::fprintf(stderr, "%s: %s: %s\n", binary, state.get_short_description().c_str(), what.c_str());
 }
 
 /// Reads `vectors` 16-byte vectors and writes nothing: what any sum of those bytes must move. Four

@@ -45,12 +45,6 @@ namespace
 {
 constexpr const char* binary = "rk_bench_family";
 
-void fail(const nvbench::state& state, const char* what)
-{
-  ++rk_bench::failures;
-  std::fprintf(stderr, "%s: %s: %s\n", binary, state.get_short_description().c_str(), what);
-}
-
 /// Item i of the family's inputs: small integers, so every sum below is exact in float.
 struct small_value
 {
@@ -142,8 +136,9 @@ void transform_reduce_body(nvbench::state& state)
   rk_perf::check(cudaStreamSynchronize(setup), "waiting for the check");
   if (static_cast<float>(out[0]) != want)
   {
-    fail(state, impl == "rk::transform_reduce" ? "the sum differs from rk::reduce's over the squares"
-                                               : "the sum differs from thrust's");
+    rk_bench::fail(state, binary,
+                   impl == "rk::transform_reduce" ? "the sum differs from rk::reduce's over the squares"
+                                                  : "the sum differs from thrust's");
   }
   state.exec(nvbench::exec_tag::no_batch, [&](nvbench::launch& launch) { call(launch.get_stream()); });
 }
@@ -181,7 +176,7 @@ void arg_min_body(nvbench::state& state)
   const rk::arg_result<T, std::ptrdiff_t> got = rk_out[0];
   if (got.index != static_cast<std::int64_t>(cub_index[0]) || got.value != static_cast<T>(cub_min[0]))
   {
-    fail(state, "rk::arg_min and CUB's ArgMin disagree");
+    rk_bench::fail(state, binary, "rk::arg_min and CUB's ArgMin disagree");
   }
   state.add_global_memory_writes<T>(1);
   if (impl == "rk::arg_min")
@@ -251,7 +246,7 @@ void segmented_arg_min_body(nvbench::state& state)
                                       thrust::counting_iterator<std::int64_t>(segments), wrong_segment{ao, mo, length});
   if (wrong != 0)
   {
-    fail(state, "rk::segmented_arg_min and rk::segmented_reduce's minimum disagree");
+    rk_bench::fail(state, binary, "rk::segmented_arg_min and rk::segmented_reduce's minimum disagree");
   }
   if (impl == "rk::segmented_arg_min")
   {
@@ -370,7 +365,7 @@ void reduce_by_key_body(nvbench::state& state)
       || !thrust::equal(thrust::cuda::par.on(setup), values_out.begin(), values_out.begin() + runs,
                         thrust_values.begin()))
   {
-    fail(state, "rk::reduce_by_key and thrust::reduce_by_key disagree");
+    rk_bench::fail(state, binary, "rk::reduce_by_key and thrust::reduce_by_key disagree");
   }
   if (impl == "rk::reduce_by_key")
   {
@@ -408,7 +403,7 @@ void reduce_by_key_body(nvbench::state& state)
         || !thrust::equal(thrust::cuda::par.on(setup), values_out.begin(), values_out.begin() + runs,
                           thrust_values.begin()))
     {
-      fail(state, "cub::DeviceReduce::ReduceByKey and thrust::reduce_by_key disagree");
+      rk_bench::fail(state, binary, "cub::DeviceReduce::ReduceByKey and thrust::reduce_by_key disagree");
     }
     state.exec(nvbench::exec_tag::sync, [&](nvbench::launch& launch) { call(launch.get_stream()); });
   }

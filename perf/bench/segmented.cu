@@ -241,8 +241,7 @@ void segmented_body(nvbench::state& state)
     }
     if (!same)
     {
-      ++rk_bench::failures;
-      std::fprintf(stderr, "%s: %s: other bits than rk::device's\n", binary, state.get_short_description().c_str());
+      rk_bench::fail(state, binary, "other bits than rk::device's");
     }
   }
   state.exec(nvbench::exec_tag::no_batch, [&](nvbench::launch& launch) { call(launch.get_stream()); });
