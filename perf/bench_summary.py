@@ -17,11 +17,22 @@ import sys
 
 TYPES = {"I32": "int32", "I64": "int64", "F32": "float", "F64": "double"}
 IMPLS = ["rk::device", "rk::single_pass", "rk::two_pass", "rk::atomic", "cub", "probe"]
+# The flat reduce's other rows: the grid-ordered tree, the affine maps (int64), the CUB peer's modes
+# (rk_bench_cub_peer, "cub3.6 ..."), each shown where the run has it.
+OTHER_IMPLS = ["rk::single_pass grid-ordered", "rk::two_pass grid-ordered", "rk::single_pass affine",
+               "rk::two_pass affine", "rk::device affine"]
 # Benchmarks whose calls return to the host (NVBench's CPU time of a synchronizing call).
-ROUND_TRIPS = {"reduce_round_trip", "reduce_by_key"}
+ROUND_TRIPS = {"reduce_round_trip", "reduce_by_key", "accumulator_host"}
+# CPU-only benchmarks (NVBench's cpu_only tags): host work, no GPU.
+CPU_ONLY = {"combine_finish", "nccl_latency", "nccl_throughput"}
+# rk_bench_nccl's benchmarks: a sample holds Calls calls (divided out here), and a state records its
+# rank count (rk/nccl/ranks, in the case's label): with one rank there is no speed-up to judge, so
+# their targets count only the states of two ranks or more.
+NCCL = {"nccl_latency", "nccl_throughput"}
 # rk_bench_family's and rk_bench_segmented's benchmarks: their implementations, and their targets:
 # (rk's implementation, the one it is measured against, True for "at most" / False for "at least",
-# the limit, the label); the tables show the first target's ratio and the implementation's to the probe.
+# the limit, the label[, the smallest log2 n it applies to]); the tables show the first target's
+# ratio and the implementation's to the probe.
 FAMILY = {
     "transform_reduce": (["rk::transform_reduce", "rk::reduce", "probe"],
                          [("rk::transform_reduce", "rk::reduce", True, 1.05, "transform_reduce / rk::reduce (max) <= 1.05")]),
@@ -39,6 +50,31 @@ FAMILY = {
                     [("rk::device", "probe", True, 1.10, "rk::device / probe (max) <= 1.10")]),
     "mean_var_axes": (["rk::device", "probe"],
                       [("rk::device", "probe", True, 1.15, "rk::mean_var over axes: rk::device / probe (max) <= 1.15")]),
+    "reduce_partial": (["rk::reduce_into", "partial at 0", "partial at 12345", "probe"],
+                       [("partial at 0", "rk::reduce_into", True, 1.05, "partial at 0 / rk::reduce_into, n >= 2^20 (max) <= 1.05", 20),
+                        ("partial at 12345", "rk::reduce_into", True, 1.05,
+                         "partial at 12345 / rk::reduce_into, n >= 2^20 (max) <= 1.05", 20)]),
+    "accumulator": (["rk::accumulator", "rk::reduce_into"],
+                    [("rk::accumulator", "rk::reduce_into", True, 1.05, "16 device chunks / one rk::reduce_into (max) <= 1.05")]),
+    "accumulator_host": (["rk::accumulator", "cudaMemcpyAsync"],
+                         [("rk::accumulator", "cudaMemcpyAsync", True, 1 / 0.9,
+                           "host data: accumulator time / copy time (max) <= 1.111, a bandwidth share >= 0.90")]),
+    "device_count": (["device count", "host count", "probe"],
+                     [("device count", "host count", True, 1.10, "device count / host count, n >= 2^20 (max) <= 1.10", 20)]),
+    "nccl_latency": (["rk::nccl (whole call)", "rk::nccl(workspace) (whole call)", "rk::nccl(workspace), offset given (whole call)",
+                      "values exchange (workspace), before partials", "cub Sum + ncclAllReduce", "rk::device, shard only",
+                      "gather-and-fold step", "symmetric step", "ncclAllReduce, 1 element"],
+                     [("rk::nccl(workspace) (whole call)", "values exchange (workspace), before partials", True, 1.5,
+                       "rk::nccl(workspace) / the values exchange it replaced (max) <= 1.5"),
+                      ("rk::nccl(workspace), offset given (whole call)", "values exchange (workspace), before partials", True, 1.5,
+                       "rk::nccl(workspace) with the offset given / the values exchange (max) <= 1.5"),
+                      ("gather-and-fold step", "ncclAllReduce, 1 element", True, 1.0,
+                       "gather-and-fold step / ncclAllReduce of one element (max) <= 1.0"),
+                      ("symmetric step", "ncclAllReduce, 1 element", True, 1.0,
+                       "symmetric step / ncclAllReduce of one element (max) <= 1.0")]),
+    "nccl_throughput": (["rk::nccl", "rk::device, GPU 0 alone"],
+                        [("rk::device, GPU 0 alone", "rk::nccl", False, 1.9,
+                          "speed-up: one GPU's time / rk::nccl's (min) >= 1.9")]),
     "segmented_reduce": (["rk::device", "rk CUB form", "rk fixed", "rk::two_pass", "rk::atomic", "cub", "probe",
                           "CSR probe", "rk::reduce_into", "rk::single_pass", "rk affine"],
                          [("rk::device", "CSR probe", True, 1.15, "rk::device / CSR probe (max) <= 1.15"),
@@ -80,21 +116,26 @@ def load_file(path):
             axes = {a["name"]: a["value"] for a in state.get("axis_values", [])}
             n = int(axes["Elements"])
             case = [TYPES.get(axes["T"], axes["T"])] if "T" in axes else []
-            case += [f"{name} {value}" for name, value in axes.items() if name not in ("T", "Elements", "Impl")]
+            case += [f"{name} {value}" for name, value in axes.items() if name not in ("T", "Elements", "Impl", "Calls")]
+            ranks = summary_value(state, "rk/nccl/ranks")
+            if ranks is not None:
+                case.append(f"{int(ranks)} rank{'s' if ranks != 1 else ''}")
+            calls = int(axes.get("Calls", 1))
             key = (bench["name"], ", ".join(case) or "float", n.bit_length() - 1, axes["Impl"])
-            kind = "cpu" if bench["name"] in ROUND_TRIPS else "gpu"
-            mid = summary_value(state, f"nv/cold/time/{kind}/median")
+            tag = ("nv/cpu_only/time/cpu" if bench["name"] in CPU_ONLY
+                   else "nv/cold/time/cpu" if bench["name"] in ROUND_TRIPS else "nv/cold/time/gpu")
+            mid = summary_value(state, f"{tag}/median")
             if mid is None:
-                mid = summary_value(state, f"nv/cold/time/{kind}/mean")
+                mid = summary_value(state, f"{tag}/mean")
             if mid is None:
                 continue
-            q1 = summary_value(state, f"nv/cold/time/{kind}/q1")
-            q3 = summary_value(state, f"nv/cold/time/{kind}/q3")
+            q1 = summary_value(state, f"{tag}/q1")
+            q3 = summary_value(state, f"{tag}/q3")
             if q1 is None or q3 is None:
                 # Without quartiles the interval is a point: no case can read "within noise".
                 print(f"warning: {path}: no quartiles for {key}", file=sys.stderr)
                 q1 = q3 = mid
-            times[key] = (mid * 1e6, q1 * 1e6, q3 * 1e6)
+            times[key] = (mid * 1e6 / calls, q1 * 1e6 / calls, q3 * 1e6 / calls)
     return doc, times
 
 
@@ -111,7 +152,8 @@ def tables(times):
     types = [t for t in TYPES.values() if any(k[1] == t and k[0] == "reduce" for k in times)]
     for t in types:
         sizes = sorted({k[2] for k in times if k[0] == "reduce" and k[1] == t})
-        impls = [i for i in IMPLS if any(k[3] == i and k[1] == t for k in times)]
+        peers = sorted({k[3] for k in times if k[0] == "reduce" and k[1] == t and k[3].startswith("cub") and k[3] != "cub"})
+        impls = [i for i in IMPLS + peers + OTHER_IMPLS if any(k[0] == "reduce" and k[3] == i and k[1] == t for k in times)]
         out.append(f"\n{t} (µs per call, NVBench cold median)\n")
         out.append("| n | " + " | ".join(impls) + " | device / probe | CUB / device |")
         out.append("|---|" + "---:|" * (len(impls) + 2))
@@ -122,20 +164,46 @@ def tables(times):
             cells.append(f"{p[0]:.3f}" if p else "—")
             cells.append(f"{c[0]:.3f}" if c else "—")
             out.append(f"| 2^{s} | " + " | ".join(cells) + " |")
+    return "\n".join(out) + tuning_tables(times)
+
+
+def tuning_tables(times):
+    """rk_bench_tuning's shapes per type and size: each shape's time, and the fastest against the
+    default tuning, the grid-ordered tree and (where rk_bench_reduce's run is joined) the probe."""
+    out = []
+    for t in TYPES.values():
+        sizes = sorted({k[2] for k in times if k[0] == "tuning" and k[1] == t})
+        if not sizes:
+            continue
+        out.append(f"\n{t} sum, rk::single_pass under each shape (block_threads/lane_units/chunks_in_flight/"
+                   "min_chunks_per_warp/waves; µs, NVBench cold median)\n")
+        out.append("| n | default | grid-ordered | fastest shape | its µs | default / fastest | fastest / probe |")
+        out.append("|---|---:|---:|---|---:|---:|---:|")
+        for s in sizes:
+            shapes = {k[3]: v[0] for k, v in times.items() if k[0] == "tuning" and k[1] == t and k[2] == s}
+            fixed = {name: us for name, us in shapes.items() if name not in ("default", "grid-ordered")}
+            best = min(fixed, key=fixed.get) if fixed else None
+            probe = times.get(("reduce", t, s, "probe"))
+            cells = [f"{shapes[x]:.2f}" if x in shapes else "—" for x in ("default", "grid-ordered")]
+            cells += [best or "—", f"{fixed[best]:.2f}" if best else "—",
+                      f"{shapes['default'] / fixed[best]:.3f}" if best and "default" in shapes else "—",
+                      f"{fixed[best] / probe[0]:.3f}" if best and probe else "—"]
+            out.append(f"| 2^{s} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 
 def family_tables(times):
     out = []
-    for bench, (impls, goals) in FAMILY.items():
-        mine, peer = goals[0][0], goals[0][1]
+    for bench, (impls, goals) in list(FAMILY.items()) + [("combine_finish", (["rk::combine + rk::finish"], []))]:
+        mine, peer = (goals[0][0], goals[0][1]) if goals else (impls[0], None)
         cases = sorted({(k[1], k[2]) for k in times if k[0] == bench}, key=lambda c: (c[1], natural(c[0])))
         if not cases:
             continue
-        kind = "CPU time of a round trip" if bench in ROUND_TRIPS else "NVBench cold median"
+        kind = ("CPU time of a round trip" if bench in ROUND_TRIPS else "host CPU time" if bench in CPU_ONLY
+                else "NVBench cold median")
         out.append(f"\n{bench} (µs per call, {kind})\n")
         # Against the target's peer and against the probe: one column where the peer is the probe.
-        columns = [peer] + (["probe"] if peer != "probe" else [])
+        columns = ([peer] if peer else []) + (["probe"] if "probe" in impls and peer != "probe" else [])
         out.append("| case | n | " + " | ".join(impls) + "".join(f" | {mine} / {b}" for b in columns) + " |")
         out.append("|---|---|" + "---:|" * (len(impls) + len(columns)))
         for c, s in cases:
@@ -157,13 +225,28 @@ def natural(label):
 def family_targets(times):
     rows = []
     for bench, (_, goals) in FAMILY.items():
-        for mine, peer, at_most, limit, label in goals:
-            cases = sorted({(k[1], k[2]) for k in times if k[0] == bench and k[3] == mine})
+        for mine, peer, at_most, limit, label, *smallest in goals:
+            cases = sorted({(k[1], k[2]) for k in times if k[0] == bench and k[3] == mine and k[2] >= (smallest or [0])[0]
+                            and not (bench in NCCL and k[1].endswith(" 1 rank"))})
             pairs = [(f"{c} 2^{s}", (bench, c, s, mine), (bench, c, s, peer)) for c, s in cases
                      if (bench, c, s, peer) in times]
             if pairs:
                 rows.append(target(f"{bench}: {label}", times, pairs, at_most, limit))
+    # Absolute limits: host work with no peer to be measured against.
+    finish = [(f"{k[1]} 2^{k[2]}", k) for k in sorted(times) if k[0] == "combine_finish"]
+    if finish:
+        rows.append(absolute_target("combine_finish: rk::combine + rk::finish of two pieces on the host, µs (max) < 2",
+                                    times, finish, 2.0))
     return rows
+
+
+def absolute_target(name, times, cases, limit):
+    """Each case's time (µs) against `limit`, judged on its quartiles as target() judges ratios."""
+    worst = max(cases, key=lambda c: times[c[1]][0])
+    verdicts = [("PASS" if times[k][2] < limit else "MISS" if times[k][1] >= limit else "within noise") for _, k in cases]
+    verdict = "MISS" if "MISS" in verdicts else "within noise" if "within noise" in verdicts else "PASS"
+    m, lo, hi = times[worst[1]]
+    return name, f"{m:.3f} [{lo:.3f}-{hi:.3f}] {verdict} ({worst[0]}; {len(cases)} cases)", verdict
 
 
 def target(name, times, pairs, at_most, limit):
@@ -195,10 +278,35 @@ def targets(times):
     rt = sorted({(k[1], k[2]) for k in times if k[0] == "reduce_round_trip"})
     if not cases and not rt:
         return family_targets(times)
+    peers = sorted({k[3] for k in times if k[0] == "reduce" and k[3].startswith("cub") and k[3] != "cub"})
+    def int64_pairs(a_impl, b_impl, lo):
+        return [(f"int64 2^{s}", ("reduce", "int64", s, a_impl), ("reduce", "int64", s, b_impl))
+                for t, s in cases if t == "int64" and s >= lo]
+    def typed(impl_a, impl_b, type_, lo):
+        return [p for p in pairs(impl_a, impl_b, lo) if p[0].startswith(type_ + " ")]
     return [
         target("rk::device time / CUB time, every case (max) <= 1.00", times, pairs("rk::device", "cub"), True, 1.00),
+    ] + [
+        target(f"rk::device time / {peer} time, every case (max) <= 1.00", times, pairs("rk::device", peer), True, 1.00)
+        for peer in peers
+    ] + [
         target("probe time / rk::device time, n >= 2^26 (min) >= 0.99", times, pairs("probe", "rk::device", 26), False, 0.99),
+        target("float: CUB time / rk::device time, n >= 2^26 (min) >= 1.10", times, typed("cub", "rk::device", "float", 26),
+               False, 1.10),
         target("rk::device time / probe time, 2^14 <= n <= 2^22 (max) <= 1.25", times, pairs("rk::device", "probe", 14, 22), True, 1.25),
+        target("probe time / rk::single_pass time, n >= 2^26 (min) >= 0.97", times, pairs("probe", "rk::single_pass", 26),
+               False, 0.97),
+        target("probe time / rk::two_pass time, n >= 2^26 (min) >= 0.95", times, pairs("probe", "rk::two_pass", 26), False, 0.95),
+        target("int32: probe time / rk::atomic time, n >= 2^26 (min) >= 0.95", times, typed("probe", "rk::atomic", "int32", 26),
+               False, 0.95),
+        target("rk::single_pass time / grid-ordered tree's, every case (max) <= 1.02", times,
+               pairs("rk::single_pass", "rk::single_pass grid-ordered"), True, 1.02),
+        target("rk::two_pass time / grid-ordered tree's, every case (max) <= 1.02", times,
+               pairs("rk::two_pass", "rk::two_pass grid-ordered"), True, 1.02),
+        target("rk::single_pass: affine maps / int64 sum, n >= 2^26 (max) <= 1.10", times,
+               int64_pairs("rk::single_pass affine", "rk::single_pass", 26), True, 1.10),
+        target("rk::two_pass: affine maps / int64 sum, n >= 2^26 (max) <= 1.10", times,
+               int64_pairs("rk::two_pass affine", "rk::two_pass", 26), True, 1.10),
         target("rk::reduce round trip / thrust::reduce's, n <= 2^20 (max) <= 0.50", times,
                [(f"{t} 2^{s}", ("reduce_round_trip", t, s, "rk::reduce"), ("reduce_round_trip", t, s, "thrust::reduce"))
                 for t, s in rt if s <= 20], True, 0.50),
@@ -214,18 +322,21 @@ def main(paths):
             if text:
                 print(text)
     print("\n## Targets\n")
-    header = "| target | " + " | ".join(f"run {i + 1}" for i in range(len(runs))) + (" | verdicts agree |" if len(runs) > 1 else "")
+    header = "| target | " + " | ".join(f"run {i + 1}" for i in range(len(runs))) + (" | verdicts agree |" if len(runs) > 1 else " |")
     print(header)
     print("|---" * (len(runs) + 1 + (len(runs) > 1)) + "|")
     results = [targets(times) for _, times in runs]
-    agree = 0
+    agree = judged = 0
     for row in zip(*results):
+        if all(r[2] is None for r in row):
+            continue  # a target of a benchmark these runs did not hold
         cells = [r[1] for r in row]
-        same = len({r[2] for r in row}) == 1 and row[0][2] is not None
+        same = len({r[2] for r in row}) == 1
         agree += same
+        judged += 1
         print(f"| {row[0][0]} | " + " | ".join(cells) + (f" | {'yes' if same else 'NO'} |" if len(runs) > 1 else " |"))
     if len(runs) > 1:
-        print(f"\n{agree} of {len(results[0])} verdicts agree across the runs")
+        print(f"\n{agree} of {judged} verdicts agree across the runs")
 
 
 if __name__ == "__main__":

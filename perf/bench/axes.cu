@@ -237,7 +237,7 @@ void axes_body(nvbench::state& state, bool statistics)
   // Correctness first: a wrong result fails the run.
   const cudaStream_t setup = state.get_cuda_stream();
   call(setup);
-  rk_perf::check(cudaStreamSynchronize(setup), "rk::reduce_axes");
+  rk_bench::check(cudaStreamSynchronize(setup), "rk::reduce_axes");
   const std::vector<double> want = host_sums(c);
   const std::int64_t per         = items / outputs;
   std::size_t wrong              = 0;

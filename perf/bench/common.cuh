@@ -3,12 +3,13 @@
 // is not a figure), the read probes that move exactly the bytes a job must move, and type names.
 // Include it instead of <nvbench/nvbench.cuh>: it sets NVBench's end-of-run hook first.
 
-#include "../cuda_check.cuh"
+#include <cuda_runtime_api.h>
 
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -18,6 +19,15 @@ namespace rk_bench
 /// skipped and carries on): a run with any ends with exit status 1, once NVBench has written its
 /// output.
 inline std::atomic<int> failures{0};
+
+/// Throws std::runtime_error naming `what` with CUDA's error unless `code` is cudaSuccess.
+inline void check(cudaError_t code, const char* what)
+{
+  if (code != cudaSuccess)
+  {
+    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorName(code) + ": " + cudaGetErrorString(code));
+  }
+}
 } // namespace rk_bench
 
 #define NVBENCH_MAIN_FINALIZE_CUSTOM_POST() \
@@ -57,7 +67,7 @@ inline void fail(const nvbench::state& state, const char* binary, const std::str
 
 /// Reads `vectors` 16-byte vectors and writes nothing: what any sum of those bytes must move. Four
 /// independent loads in flight per thread over a grid-stride loop: under NVBench's cold timing
-/// the suites' one-load probe (perf/probe.cuh) read 2^28 int32 3 % slower than CUB's sum.
+/// a one-load probe read 2^28 int32 3 % slower than CUB's sum.
 __global__ void read_probe(const uint4* in, std::int64_t vectors, unsigned* sink)
 {
   const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
@@ -131,10 +141,10 @@ template <class Kernel>
 int probe_blocks(Kernel kernel)
 {
   int device = 0, sms = 0, per_sm = 0;
-  rk_perf::check(cudaGetDevice(&device), "cudaGetDevice");
-  rk_perf::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-  rk_perf::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, probe_threads, 0),
-                 "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  rk_bench::check(cudaGetDevice(&device), "cudaGetDevice");
+  rk_bench::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  rk_bench::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, probe_threads, 0),
+                  "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
   return sms * per_sm;
 }
 

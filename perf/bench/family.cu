@@ -133,7 +133,7 @@ void transform_reduce_body(nvbench::state& state)
     }
   };
   call(setup);
-  rk_perf::check(cudaStreamSynchronize(setup), "waiting for the check");
+  rk_bench::check(cudaStreamSynchronize(setup), "waiting for the check");
   if (static_cast<float>(out[0]) != want)
   {
     rk_bench::fail(state, binary,
@@ -167,12 +167,12 @@ void arg_min_body(nvbench::state& state)
     return cub::DeviceReduce::ArgMin(temp, temp_bytes, in, thrust::raw_pointer_cast(cub_min.data()),
                                         thrust::raw_pointer_cast(cub_index.data()), n, s);
   };
-  rk_perf::check(cub_call(nullptr, setup), "cub::DeviceReduce::ArgMin (temporary storage)");
+  rk_bench::check(cub_call(nullptr, setup), "cub::DeviceReduce::ArgMin (temporary storage)");
   thrust::device_vector<unsigned char> temp(temp_bytes);
   void* t = thrust::raw_pointer_cast(temp.data());
-  rk_perf::check(cub_call(t, setup), "cub::DeviceReduce::ArgMin");
+  rk_bench::check(cub_call(t, setup), "cub::DeviceReduce::ArgMin");
   rk::arg_min_into(rk::device.on(setup), in, in + n, rk_out.data());
-  rk_perf::check(cudaStreamSynchronize(setup), "waiting for the check");
+  rk_bench::check(cudaStreamSynchronize(setup), "waiting for the check");
   const rk::arg_result<T, std::ptrdiff_t> got = rk_out[0];
   if (got.index != static_cast<std::int64_t>(cub_index[0]) || got.value != static_cast<T>(cub_min[0]))
   {
@@ -267,9 +267,9 @@ void segmented_arg_min_body(nvbench::state& state)
     thrust::device_vector<cub::KeyValuePair<int, float>> cub_out(static_cast<std::size_t>(segments));
     auto* co               = thrust::raw_pointer_cast(cub_out.data());
     std::size_t temp_bytes = 0;
-    rk_perf::check(cub::DeviceSegmentedReduce::ArgMin(nullptr, temp_bytes, in, co, static_cast<int>(segments), off,
-                                                      off + 1, setup),
-                   "cub::DeviceSegmentedReduce::ArgMin (temporary storage)");
+    rk_bench::check(cub::DeviceSegmentedReduce::ArgMin(nullptr, temp_bytes, in, co, static_cast<int>(segments), off,
+                                                       off + 1, setup),
+                    "cub::DeviceSegmentedReduce::ArgMin (temporary storage)");
     thrust::device_vector<unsigned char> temp(temp_bytes);
     void* t = thrust::raw_pointer_cast(temp.data());
     state.exec(nvbench::exec_tag::no_batch, [&](nvbench::launch& launch) {
@@ -351,7 +351,7 @@ void reduce_by_key_body(nvbench::state& state)
     state.exec(nvbench::exec_tag::sync, [&](nvbench::launch& launch) {
       rk_bench::read_write_probe<<<blocks, rk_bench::probe_threads, 0, launch.get_stream()>>>(
         reinterpret_cast<const uint4*>(k), reinterpret_cast<const uint4*>(v), n * 4 / 16, po, 2 * runs);
-      rk_perf::check(cudaStreamSynchronize(launch.get_stream()), "the probe");
+      rk_bench::check(cudaStreamSynchronize(launch.get_stream()), "the probe");
     });
     return;
   }
@@ -378,13 +378,13 @@ void reduce_by_key_body(nvbench::state& state)
     thrust::device_vector<std::int64_t> cub_runs(1);
     auto* nr               = thrust::raw_pointer_cast(cub_runs.data());
     std::size_t temp_bytes = 0;
-    rk_perf::check(cub::DeviceReduce::ReduceByKey(nullptr, temp_bytes, k, ko, v, vo, nr, ::cuda::std::plus<>{}, n,
-                                                  setup),
-                   "cub::DeviceReduce::ReduceByKey (temporary storage)");
+    rk_bench::check(cub::DeviceReduce::ReduceByKey(nullptr, temp_bytes, k, ko, v, vo, nr, ::cuda::std::plus<>{}, n,
+                                                   setup),
+                    "cub::DeviceReduce::ReduceByKey (temporary storage)");
     thrust::device_vector<unsigned char> temp(temp_bytes);
     void* t              = thrust::raw_pointer_cast(temp.data());
     std::int64_t* pinned = nullptr;
-    rk_perf::check(cudaMallocHost(&pinned, sizeof(std::int64_t)), "pinned memory for CUB's run count");
+    rk_bench::check(cudaMallocHost(&pinned, sizeof(std::int64_t)), "pinned memory for CUB's run count");
     const std::unique_ptr<std::int64_t, cudaError_t (*)(void*)> owned(pinned, cudaFreeHost);
     // The call as a user who needs the count on the host makes it: the run count copied back and
     // waited for, like rk's and Thrust's.
@@ -392,7 +392,7 @@ void reduce_by_key_body(nvbench::state& state)
       std::size_t bytes = temp_bytes;
       cub::DeviceReduce::ReduceByKey(t, bytes, k, ko, v, vo, nr, ::cuda::std::plus<>{}, n, stream);
       cudaMemcpyAsync(pinned, nr, sizeof(std::int64_t), cudaMemcpyDeviceToHost, stream);
-      rk_perf::check(cudaStreamSynchronize(stream), "cub::DeviceReduce::ReduceByKey");
+      rk_bench::check(cudaStreamSynchronize(stream), "cub::DeviceReduce::ReduceByKey");
     };
     // The outputs still hold rk's runs: overwrite them, so that the check sees CUB's.
     thrust::fill(thrust::cuda::par.on(setup), keys_out.begin(), keys_out.end(), -1);

@@ -4,25 +4,34 @@
 // events behind a blocking kernel (so the host's launch is not in the figure) and samples until
 // the noise settles; perf/bench_summary.py turns its JSON into the tables and targets of
 // perf/RESULTS.md. Every implementation's result is checked against CUB's before it is timed; a
-// mismatch is reported on stderr and makes the exit status 1.
+// mismatch is reported on stderr and makes the exit status 1. Besides rk's policies, Impl holds
+// "rk::single_pass grid-ordered" and "rk::two_pass grid-ordered": the same backends with the
+// grid-ordered tree (rk::grid_ordered_tuning), what the reproducible tree is held to; and, for
+// int64, "rk::single_pass affine", "rk::two_pass affine" and "rk::device affine": as many random
+// affine maps composed in order (affine.cuh: non-commutative, 8 bytes like int64, so their time
+// compares directly with the int64 sum's).
 //
 // A second benchmark, reduce_round_trip, times the value-returning calls from the host's side
 // (rk::reduce; thrust::reduce, which allocates its temporary storage in every call; CUB, a copy of
 // its result and a stream synchronize).
 
-#include "../inputs.cuh"
+#include "affine.cuh"
 #include "common.cuh"
+#include "inputs.cuh"
 
 #include <rk/reduce.cuh>
 
 #include <cub/device/device_reduce.cuh>
 #include <thrust/device_vector.h>
+#include <thrust/host_vector.h>
 #include <thrust/reduce.h>
 #include <thrust/universal_vector.h>
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
+#include <type_traits>
 
 namespace
 {
@@ -52,7 +61,7 @@ struct sum_case
       , host_result(1)
       , setup(state.get_cuda_stream())
   {
-    rk_perf::fill_random(thrust::raw_pointer_cast(in.data()), static_cast<std::size_t>(n), setup);
+    rk_bench::fill_random(thrust::raw_pointer_cast(in.data()), static_cast<std::size_t>(n), setup);
     std::size_t bytes = 0;
     cub::DeviceReduce::Sum(nullptr, bytes, first(), result(), n, setup);
     cub_temp.resize(bytes);
@@ -78,14 +87,14 @@ struct sum_case
   T copy_result(cudaStream_t stream)
   {
     T* slot = thrust::raw_pointer_cast(host_result.data());
-    rk_perf::check(cudaMemcpyAsync(slot, result(), sizeof(T), cudaMemcpyDeviceToHost, stream), "copying a result");
-    rk_perf::check(cudaStreamSynchronize(stream), "waiting for a result");
+    rk_bench::check(cudaMemcpyAsync(slot, result(), sizeof(T), cudaMemcpyDeviceToHost, stream), "copying a result");
+    rk_bench::check(cudaStreamSynchronize(stream), "waiting for a result");
     return *slot;
   }
   /// Records a mismatch of `got` against CUB's result, naming the state.
   void expect(const T& got, const std::string& impl) const
   {
-    if (!rk_perf::results_match(got, want))
+    if (!rk_bench::results_match(got, want))
     {
       ++failures;
       std::fprintf(stderr, "rk_bench_reduce: %s %s, %lld items: %.17g, CUB %.17g\n", impl.c_str(), type_name<T>(),
@@ -104,6 +113,52 @@ void time_rk(nvbench::state& state, sum_case<T>& c, const Policy& policy, const 
   state.exec(nvbench::exec_tag::no_batch, [&](nvbench::launch& launch) {
     rk::reduce_into(policy.on(launch.get_stream()), c.first(), c.first() + c.n, c.result(), T{}, rk::plus{});
   });
+}
+
+/// Times the composition of n random affine maps with `policy` (int64 rows only: the same bytes).
+/// Checked against a fold on the host up to 2^24 maps, and above it against rk::two_pass's
+/// composition (every order-preserving backend gives the same bits).
+template <class T, class Policy>
+void time_affine(nvbench::state& state, sum_case<T>& c, const Policy& policy, const std::string& impl)
+{
+  if constexpr (!std::is_same_v<T, std::int64_t>)
+  {
+    state.skip("the affine maps are int64's 8 bytes: int64 rows only");
+  }
+  else
+  {
+    thrust::device_vector<rk_bench::affine> input(static_cast<std::size_t>(c.n));
+    thrust::tabulate(thrust::cuda::par.on(c.setup), input.begin(), input.end(), rk_bench::random_map{});
+    const rk_bench::affine* maps = thrust::raw_pointer_cast(input.data());
+    thrust::device_vector<rk_bench::affine> out(1);
+    auto* result   = thrust::raw_pointer_cast(out.data());
+    const auto run = [&](const auto& p, cudaStream_t stream) {
+      rk::reduce_into(p.on(stream), maps, maps + c.n, result, rk_bench::identity_map, rk_bench::compose_affine{});
+    };
+    rk_bench::affine want = rk_bench::identity_map;
+    if (c.n <= (std::int64_t{1} << 24))
+    {
+      const thrust::host_vector<rk_bench::affine> host(input);
+      for (const rk_bench::affine& f : host)
+      {
+        want = rk_bench::compose_affine{}(want, f);
+      }
+    }
+    else
+    {
+      run(rk::two_pass, c.setup);
+      rk_bench::check(cudaStreamSynchronize(c.setup), "the reference composition");
+      want = out[0];
+    }
+    run(policy, c.setup);
+    rk_bench::check(cudaStreamSynchronize(c.setup), "the checked composition");
+    const rk_bench::affine got = out[0];
+    if (!(got == want))
+    {
+      rk_bench::fail(state, "rk_bench_reduce", impl + ": the maps' composition differs from the reference");
+    }
+    state.exec(nvbench::exec_tag::no_batch, [&](nvbench::launch& launch) { run(policy, launch.get_stream()); });
+  }
 }
 
 template <class T>
@@ -145,6 +200,26 @@ void reduce_body(nvbench::state& state)
   else if (impl == "rk::atomic")
   {
     time_rk(state, c, rk::atomic, impl);
+  }
+  else if (impl == "rk::single_pass grid-ordered")
+  {
+    time_rk(state, c, rk::single_pass.tuned<rk::grid_ordered_tuning>(), impl);
+  }
+  else if (impl == "rk::two_pass grid-ordered")
+  {
+    time_rk(state, c, rk::two_pass.tuned<rk::grid_ordered_tuning>(), impl);
+  }
+  else if (impl == "rk::single_pass affine")
+  {
+    time_affine(state, c, rk::single_pass, impl);
+  }
+  else if (impl == "rk::two_pass affine")
+  {
+    time_affine(state, c, rk::two_pass, impl);
+  }
+  else if (impl == "rk::device affine")
+  {
+    time_affine(state, c, rk::device, impl);
   }
   else if (impl == "cub")
   {
@@ -199,7 +274,9 @@ NVBENCH_BENCH_TYPES(reduce, NVBENCH_TYPE_AXES(value_types))
   .set_name("reduce")
   .set_type_axes_names({"T"})
   .add_int64_power_of_two_axis("Elements", nvbench::range(10, 30, 2))
-  .add_string_axis("Impl", {"rk::device", "rk::single_pass", "rk::two_pass", "rk::atomic", "cub", "probe"});
+  .add_string_axis("Impl", {"rk::device", "rk::single_pass", "rk::two_pass", "rk::atomic", "cub", "probe",
+                            "rk::single_pass grid-ordered", "rk::two_pass grid-ordered", "rk::single_pass affine",
+                            "rk::two_pass affine", "rk::device affine"});
 
 NVBENCH_BENCH_TYPES(reduce_round_trip, NVBENCH_TYPE_AXES(value_types))
   .set_name("reduce_round_trip")

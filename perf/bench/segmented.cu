@@ -12,7 +12,7 @@
 // against them for integers, before it is timed; a mismatch makes the exit status 1.
 
 #include "../../test/support/segments.hpp"
-#include "../affine.cuh"
+#include "affine.cuh"
 #include "common.cuh"
 
 #include <rk/reduce.cuh>
@@ -163,12 +163,12 @@ void segmented_body(nvbench::state& state)
   }
 
   std::size_t temp_bytes = 0;
-  rk_perf::check(cub::DeviceSegmentedReduce::Sum(nullptr, temp_bytes, in, o, segs, off, off + 1, setup),
-                 "cub::DeviceSegmentedReduce::Sum (temporary storage)");
+  rk_bench::check(cub::DeviceSegmentedReduce::Sum(nullptr, temp_bytes, in, o, segs, off, off + 1, setup),
+                  "cub::DeviceSegmentedReduce::Sum (temporary storage)");
   thrust::device_vector<unsigned char> temp(impl == "cub" ? temp_bytes : 0);
   void* t = thrust::raw_pointer_cast(temp.data());
-  thrust::device_vector<rk_perf::affine> maps_out(impl == "rk affine" ? static_cast<std::size_t>(segs) : 0);
-  const auto* maps = reinterpret_cast<const rk_perf::affine*>(in);
+  thrust::device_vector<rk_bench::affine> maps_out(impl == "rk affine" ? static_cast<std::size_t>(segs) : 0);
+  const auto* maps = reinterpret_cast<const rk_bench::affine*>(in);
   auto* m          = thrust::raw_pointer_cast(maps_out.data());
 
   const auto call = [&](cudaStream_t s) {
@@ -202,8 +202,8 @@ void segmented_body(nvbench::state& state)
     }
     else if (impl == "rk affine")
     {
-      rk::segmented_reduce(rk::device.on(s), maps, off, off + segs + 1, m, rk_perf::identity_map,
-                           rk_perf::compose_affine{});
+      rk::segmented_reduce(rk::device.on(s), maps, off, off + segs + 1, m, rk_bench::identity_map,
+                           rk_bench::compose_affine{});
     }
     else if (impl == "cub")
     {
@@ -229,9 +229,9 @@ void segmented_body(nvbench::state& state)
     bool same = false;
     if (impl == "rk affine")
     {
-      thrust::device_vector<rk_perf::affine> single(static_cast<std::size_t>(segs));
+      thrust::device_vector<rk_bench::affine> single(static_cast<std::size_t>(segs));
       rk::segmented_reduce(rk::single_pass.on(setup), maps, off, off + segs + 1,
-                           thrust::raw_pointer_cast(single.data()), rk_perf::identity_map, rk_perf::compose_affine{});
+                           thrust::raw_pointer_cast(single.data()), rk_bench::identity_map, rk_bench::compose_affine{});
       same = same_bits(reinterpret_cast<const std::int64_t*>(m),
                        reinterpret_cast<const std::int64_t*>(thrust::raw_pointer_cast(single.data())), segs, setup);
     }

@@ -5,8 +5,9 @@
 /// `policy.tuned<Provider>()`); the kernels are compiled for the reduce_tuning it returns. The
 /// shapes of the segment kernels, the final passes and reduce_by_key's run pass follow below,
 /// each a constant or a constexpr function of the sizes it depends on, with the one measured
-/// figure that decided it (perf/rk_perf, perf/rk_perf_segmented, the family's suite; the runs
-/// and the alternatives tried are in perf/NOTES.md and perf/RESULTS.md). Every figure was
+/// figure that decided it (perf/bench: rk_bench_tuning, rk_bench_segmented, rk_bench_family, and
+/// the hand-timed suites before them; the runs and the alternatives tried are in perf/NOTES.md
+/// and perf/RESULTS.md). Every figure was
 /// measured on sm_90 (H100, H200); no shape depends on the compute capability yet, because no
 /// other architecture has been measured: one that differs gets its own answer here.
 

@@ -1,7 +1,7 @@
 #pragma once
-// The inputs every perf suite reads and how it checks a result: random values from a hash of the
+// The inputs rk's benchmarks read and how they check a result: random values from a hash of the
 // index (fixed seed, so every run reads the same values), and a match against a reference. No rk
-// header here: the CUB peer compiles it against another CCCL.
+// header here: the CUB peer (cub_peer.cu) compiles it against another CCCL.
 
 #include <thrust/execution_policy.h>
 #include <thrust/tabulate.h>
@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace rk_perf
+namespace rk_bench
 {
 /// splitmix64's finalizer: a cheap, well-mixed hash of an element's index.
 __host__ __device__ inline std::uint64_t splitmix64(std::uint64_t x)
@@ -48,7 +48,7 @@ struct random_value
     }
     else
     {
-      static_assert(std::is_same_v<T, double>, "specialize rk_perf::random_value for this type");
+      static_assert(std::is_same_v<T, double>, "specialize rk_bench::random_value for this type");
       return static_cast<double>(h >> 11) * 0x1p-53;
     }
   }
@@ -81,4 +81,4 @@ bool results_match(const T& got, const T& want)
     return got == want;
   }
 }
-} // namespace rk_perf
+} // namespace rk_bench
