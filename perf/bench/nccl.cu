@@ -37,8 +37,9 @@
 // targets do not apply.
 //
 // The ranks are set up by the first state that runs (every visible GPU, or the first
-// RK_BENCH_NCCL_GPUS of them) and ended by NVBench's finalize hook, before NVBench resets the
-// device: their threads tear down their workspace and communicator, then are joined.
+// RK_BENCH_NCCL_GPUS of them) and ended when main's scope closes, before NVBench resets the device
+// (or when an exception leaves main): their threads tear down their workspace and communicator,
+// then are joined.
 // NCCL_NVLS_ENABLE=0 is set when the program starts, before NCCL does (NVLink multicast can put a
 // shared host's GPUs out of service). A rank that throws fails its state; if the others then wait
 // for it in a collective for more than a minute, the run ends with exit status 2.
@@ -49,9 +50,11 @@
 // --no-batch do not apply to CPU-only benchmarks (RK_BENCH_NCCL_GPUS picks the GPUs).
 
 // Defined before common.cuh brings in NVBench's main, which calls them: NCCL's environment first
-// thing in main, and the ranks' end before NVBench's cudaDeviceReset (see above).
+// thing in main; a guard whose scope closes before NVBench's cudaDeviceReset ends the ranks there
+// (see above), and also when an exception leaves NVBench's main early.
 #define NVBENCH_MAIN_INITIALIZE_CUSTOM_PRE(argc, argv) set_nccl_environment()
-#define NVBENCH_MAIN_FINALIZE_CUSTOM_PRE()             end_team()
+#define NVBENCH_MAIN_INITIALIZE_CUSTOM_POST(argc, argv) \
+  const team_guard ending_the_ranks {}
 
 #include "common.cuh"
 #include "inputs.cuh"
@@ -508,7 +511,7 @@ void team::shut_down()
 }
 
 // Not a static object: its destructor would run after NVBench's cudaDeviceReset, and CUDA and
-// NCCL calls after the context is gone crash. end_team() ends it from NVBench's finalize hook.
+// NCCL calls after the context is gone crash. end_team() ends it from main's team_guard.
 team* the_team = nullptr;
 std::string team_failure; ///< why the ranks could not be set up: later states fail at once
 
@@ -596,6 +599,18 @@ void end_team()
   the_team = nullptr;
 }
 
+/// Ends the ranks when main's scope closes: before NVBench resets the device, or on an exception.
+struct team_guard
+{
+  team_guard()                             = default;
+  team_guard(const team_guard&)            = delete;
+  team_guard& operator=(const team_guard&) = delete;
+  ~team_guard()
+  {
+    end_team();
+  }
+};
+
 /// One `Shard` per rank for one state, made and destroyed on the rank's thread (its GPU current).
 template <class Shard>
 class per_rank
@@ -606,20 +621,21 @@ public:
       : team_(t)
       , shards_(static_cast<std::size_t>(t.ranks()))
   {
-    t.run([&](rank_context& r) { shards_[static_cast<std::size_t>(r.rank)] = make(r); });
+    try
+    {
+      t.run([&](rank_context& r) { shards_[static_cast<std::size_t>(r.rank)] = make(r); });
+    }
+    catch (...)
+    {
+      free_on_ranks(); // the ranks that made theirs free them on their own threads
+      throw;
+    }
   }
   per_rank(const per_rank&)            = delete;
   per_rank& operator=(const per_rank&) = delete;
   ~per_rank()
   {
-    try
-    {
-      team_.run([&](rank_context& r) { shards_[static_cast<std::size_t>(r.rank)].reset(); });
-    }
-    catch (const std::exception& e)
-    {
-      std::fprintf(stderr, "%s: freeing a state's buffers: %s\n", binary, e.what());
-    }
+    free_on_ranks();
   }
 
   Shard& operator[](int rank)
@@ -628,6 +644,19 @@ public:
   }
 
 private:
+  void free_on_ranks() noexcept
+  {
+    try
+    {
+      team_.run([&](rank_context& r) { shards_[static_cast<std::size_t>(r.rank)].reset(); });
+    }
+    catch (const std::exception& e)
+    {
+      ++rk_bench::failures;
+      std::fprintf(stderr, "%s: freeing a state's buffers: %s\n", binary, e.what());
+    }
+  }
+
   team& team_;
   std::vector<std::unique_ptr<Shard>> shards_;
 };

@@ -43,6 +43,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <new>
@@ -228,6 +229,24 @@ void fill_host_items(float* data, std::int64_t n)
   }
 }
 
+/// Whether `bytes` more fit in the host's memory (MemAvailable, less a tenth): with overcommit a
+/// too-large allocation succeeds and the fill is killed, instead of the state being skipped.
+bool fits_in_host_memory(std::int64_t bytes)
+{
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  std::int64_t kib = 0;
+  while (meminfo >> key >> kib)
+  {
+    if (key == "MemAvailable:")
+    {
+      return bytes <= kib / 10 * 9 * 1024;
+    }
+    meminfo.ignore(64, '\n');
+  }
+  return true; // not Linux, or no such line: let the allocation decide
+}
+
 /// accumulator_host's data, pageable and pinned: made when a state first needs it, grown when a
 /// state needs more, and kept for the process's other states.
 class host_items
@@ -240,6 +259,10 @@ public:
     {
       pageable_.reset();
       pageable_count_ = 0;
+      if (!fits_in_host_memory(n * std::int64_t{sizeof(float)}))
+      {
+        return nullptr;
+      }
       pageable_.reset(new (std::nothrow) float[static_cast<std::size_t>(n)]);
       if (pageable_ == nullptr)
       {
@@ -251,7 +274,7 @@ public:
     return pageable_.get();
   }
 
-  /// Null where cudaHostAlloc fails.
+  /// Null where there is not enough memory or cudaHostAlloc fails.
   const float* pinned(std::int64_t n)
   {
     if (n > pinned_count_)
@@ -263,6 +286,10 @@ public:
       pinned_       = nullptr;
       pinned_count_ = 0;
       void* memory  = nullptr;
+      if (!fits_in_host_memory(n * std::int64_t{sizeof(float)}))
+      {
+        return nullptr;
+      }
       if (cudaHostAlloc(&memory, static_cast<std::size_t>(n) * sizeof(float), cudaHostAllocDefault) != cudaSuccess)
       {
         static_cast<void>(cudaGetLastError()); // not sticky: the other states run on

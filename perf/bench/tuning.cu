@@ -7,8 +7,8 @@
 // chunks_in_flight/min_chunks_per_warp/waves", or "default" for rk::default_tuning and
 // "grid-ordered" for its shapes with the grid-ordered tree), Elements (2^10 to 2^30). Under the
 // reproducible tree (the default) a chunk is one tile and lane_units plays no part, so the list
-// varies the others. Every result is checked against rk::reduce's with the default tuning (the
-// same bits: the tree does not depend on the shape; the grid-ordered tree to a tolerance).
+// varies the others. Every result is checked against rk::two_pass's sum (the same bits: the tree
+// does not depend on the backend or the shape; the grid-ordered tree to a tolerance).
 //
 //   rk_bench_tuning --no-batch --max-noise 1 --timeout 0.5 -a 'Elements[pow2]=[24,28]' --json F
 
@@ -60,7 +60,8 @@ void tuning_body(nvbench::state& state)
   state.add_global_memory_reads<T>(static_cast<std::size_t>(n));
   state.add_global_memory_writes<T>(1);
 
-  const T want  = rk::reduce(rk::single_pass.on(setup), first, first + n, T{}, rk::plus{});
+  // Another backend's sum: the reproducible tree does not depend on the backend or the shape.
+  const T want  = rk::reduce(rk::two_pass.on(setup), first, first + n, T{}, rk::plus{});
   const T got   = rk::reduce(tuned.on(setup), first, first + n, T{}, rk::plus{});
   const bool ok = std::is_same_v<Shape, rk::grid_ordered_tuning> ? rk_bench::results_match(got, want)
                                                                  : same_bits(got, want);
