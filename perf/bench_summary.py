@@ -25,14 +25,14 @@ OTHER_IMPLS = ["rk::single_pass grid-ordered", "rk::two_pass grid-ordered", "rk:
 ROUND_TRIPS = {"reduce_round_trip", "reduce_by_key", "accumulator_host"}
 # CPU-only benchmarks (NVBench's cpu_only tags): host work, no GPU.
 CPU_ONLY = {"combine_finish", "nccl_latency", "nccl_throughput"}
-# rk_bench_nccl's benchmarks: a sample holds Calls calls (divided out here), and a state records its
-# rank count (rk/nccl/ranks, in the case's label): with one rank there is no speed-up to judge, so
-# their targets count only the states of two ranks or more.
-NCCL = {"nccl_latency", "nccl_throughput"}
-# rk_bench_family's and rk_bench_segmented's benchmarks: their implementations, and their targets:
-# (rk's implementation, the one it is measured against, True for "at most" / False for "at least",
-# the limit, the label[, the smallest log2 n it applies to]); the tables show the first target's
-# ratio and the implementation's to the probe.
+# Every benchmark but the flat reduce's: its implementations, and its targets: (rk's implementation,
+# the one it is measured against, or None for a limit in µs; True for "at most" / False for "at
+# least"; the limit; the label[; {"from": the smallest log2 n it applies to, "skip": endings of the
+# case labels it leaves out}]). The tables show the first target's ratio and the implementation's
+# to the probe. rk_bench_nccl's states record their rank count in the case's label (with one rank
+# there is no speed-up to judge) and whether the ranks had symmetric memory; a sample there holds
+# Calls calls, divided out when the file is read.
+TWO_RANKS = {"skip": (" 1 rank",)}
 FAMILY = {
     "transform_reduce": (["rk::transform_reduce", "rk::reduce", "probe"],
                          [("rk::transform_reduce", "rk::reduce", True, 1.05, "transform_reduce / rk::reduce (max) <= 1.05")]),
@@ -51,31 +51,35 @@ FAMILY = {
     "mean_var_axes": (["rk::device", "probe"],
                       [("rk::device", "probe", True, 1.15, "rk::mean_var over axes: rk::device / probe (max) <= 1.15")]),
     "reduce_partial": (["rk::reduce_into", "partial at 0", "partial at 12345", "probe"],
-                       [("partial at 0", "rk::reduce_into", True, 1.05, "partial at 0 / rk::reduce_into, n >= 2^20 (max) <= 1.05", 20),
+                       [("partial at 0", "rk::reduce_into", True, 1.05, "partial at 0 / rk::reduce_into, n >= 2^20 (max) <= 1.05", {"from": 20}),
                         ("partial at 12345", "rk::reduce_into", True, 1.05,
-                         "partial at 12345 / rk::reduce_into, n >= 2^20 (max) <= 1.05", 20)]),
+                         "partial at 12345 / rk::reduce_into, n >= 2^20 (max) <= 1.05", {"from": 20})]),
     "accumulator": (["rk::accumulator", "rk::reduce_into"],
                     [("rk::accumulator", "rk::reduce_into", True, 1.05, "16 device chunks / one rk::reduce_into (max) <= 1.05")]),
     "accumulator_host": (["rk::accumulator", "cudaMemcpyAsync"],
                          [("rk::accumulator", "cudaMemcpyAsync", True, 1 / 0.9,
                            "host data: accumulator time / copy time (max) <= 1.111, a bandwidth share >= 0.90")]),
     "device_count": (["device count", "host count", "probe"],
-                     [("device count", "host count", True, 1.10, "device count / host count, n >= 2^20 (max) <= 1.10", 20)]),
+                     [("device count", "host count", True, 1.10, "device count / host count, n >= 2^20 (max) <= 1.10", {"from": 20})]),
+    "combine_finish": (["rk::combine + rk::finish"],
+                       [("rk::combine + rk::finish", None, True, 2.0,
+                         "rk::combine + rk::finish of two pieces on the host, µs (max) < 2")]),
     "nccl_latency": (["rk::nccl (whole call)", "rk::nccl(workspace) (whole call)", "rk::nccl(workspace), offset given (whole call)",
                       "values exchange (workspace), before partials", "cub Sum + ncclAllReduce", "rk::device, shard only",
                       "gather-and-fold step", "symmetric step", "ncclAllReduce, 1 element", "ncclAllGather, 1 record",
                       "ncclAllGather x2, grouped"],
                      [("rk::nccl(workspace) (whole call)", "values exchange (workspace), before partials", True, 1.5,
-                       "rk::nccl(workspace) / the values exchange it replaced (max) <= 1.5"),
+                       "rk::nccl(workspace) / the values exchange it replaced (max) <= 1.5", TWO_RANKS),
                       ("rk::nccl(workspace), offset given (whole call)", "values exchange (workspace), before partials", True, 1.5,
-                       "rk::nccl(workspace) with the offset given / the values exchange (max) <= 1.5"),
+                       "rk::nccl(workspace) with the offset given / the values exchange (max) <= 1.5", TWO_RANKS),
                       ("gather-and-fold step", "ncclAllReduce, 1 element", True, 1.0,
-                       "gather-and-fold step / ncclAllReduce of one element (max) <= 1.0"),
+                       "gather-and-fold step / ncclAllReduce of one element (max) <= 1.0", TWO_RANKS),
                       ("symmetric step", "ncclAllReduce, 1 element", True, 1.0,
-                       "symmetric step / ncclAllReduce of one element (max) <= 1.0")]),
+                       "symmetric step / ncclAllReduce of one element (max) <= 1.0",
+                       {"skip": (" 1 rank", "no symmetric memory")})]),
     "nccl_throughput": (["rk::nccl", "rk::device, GPU 0 alone"],
                         [("rk::device, GPU 0 alone", "rk::nccl", False, 1.9,
-                          "speed-up: one GPU's time / rk::nccl's (min) >= 1.9")]),
+                          "speed-up: one GPU's time / rk::nccl's (min) >= 1.9", TWO_RANKS)]),
     "segmented_reduce": (["rk::device", "rk CUB form", "rk fixed", "rk::two_pass", "rk::atomic", "cub", "probe",
                           "CSR probe", "rk::reduce_into", "rk::single_pass", "rk affine"],
                          [("rk::device", "CSR probe", True, 1.15, "rk::device / CSR probe (max) <= 1.15"),
@@ -197,8 +201,8 @@ def tuning_tables(times):
 
 def family_tables(times):
     out = []
-    for bench, (impls, goals) in list(FAMILY.items()) + [("combine_finish", (["rk::combine + rk::finish"], []))]:
-        mine, peer = (goals[0][0], goals[0][1]) if goals else (impls[0], None)
+    for bench, (impls, goals) in FAMILY.items():
+        mine, peer = goals[0][0], goals[0][1]
         cases = sorted({(k[1], k[2]) for k in times if k[0] == bench}, key=lambda c: (c[1], natural(c[0])))
         if not cases:
             continue
@@ -228,24 +232,24 @@ def natural(label):
 def family_targets(times):
     rows = []
     for bench, (_, goals) in FAMILY.items():
-        for mine, peer, at_most, limit, label, *smallest in goals:
-            cases = sorted({(k[1], k[2]) for k in times if k[0] == bench and k[3] == mine and k[2] >= (smallest or [0])[0]
-                            and not (bench in NCCL and k[1].endswith(" 1 rank"))
-                            and not (mine == "symmetric step" and k[1].endswith("no symmetric memory"))})
+        for mine, peer, at_most, limit, label, *options in goals:
+            where = options[0] if options else {}
+            cases = sorted({(k[1], k[2]) for k in times if k[0] == bench and k[3] == mine
+                            and k[2] >= where.get("from", 0) and not k[1].endswith(where.get("skip", ()))})
+            if peer is None:
+                if cases:
+                    rows.append(absolute_target(f"{bench}: {label}", times,
+                                                [(f"{c} 2^{s}", (bench, c, s, mine)) for c, s in cases], limit))
+                continue
             pairs = [(f"{c} 2^{s}", (bench, c, s, mine), (bench, c, s, peer)) for c, s in cases
                      if (bench, c, s, peer) in times]
             if pairs:
                 rows.append(target(f"{bench}: {label}", times, pairs, at_most, limit))
-    # Absolute limits: host work with no peer to be measured against.
-    finish = [(f"{k[1]} 2^{k[2]}", k) for k in sorted(times) if k[0] == "combine_finish"]
-    if finish:
-        rows.append(absolute_target("combine_finish: rk::combine + rk::finish of two pieces on the host, µs (max) < 2",
-                                    times, finish, 2.0))
     return rows
 
 
 def absolute_target(name, times, cases, limit):
-    """Each case's time (µs) against `limit`, judged on its quartiles as target() judges ratios."""
+    """Each case's time (µs) against `limit` (at most), judged on its quartiles as target() judges ratios."""
     verdicts = [("PASS" if times[k][2] < limit else "MISS" if times[k][1] >= limit else "within noise") for _, k in cases]
     verdict = "MISS" if "MISS" in verdicts else "within noise" if "within noise" in verdicts else "PASS"
     worst = max((c for c, v in zip(cases, verdicts) if v == verdict), key=lambda c: times[c[1]][0])

@@ -148,6 +148,26 @@ int probe_blocks(Kernel kernel)
   return sms * per_sm;
 }
 
+/// Times the read probe over the first `bytes` of `items` (whole 16-byte vectors; `sink` is written
+/// never, in practice).
+inline void time_read_probe(nvbench::state& state, const void* items, std::int64_t bytes, unsigned* sink)
+{
+  const int blocks = probe_blocks(read_probe);
+  state.exec(nvbench::exec_tag::no_batch, [&](nvbench::launch& launch) {
+    read_probe<<<blocks, probe_threads, 0, launch.get_stream()>>>(static_cast<const uint4*>(items), bytes / 16, sink);
+  });
+}
+
+/// The value in device memory at `p`, once the work on `stream` is done.
+template <class T>
+T read_back(const T* p, cudaStream_t stream)
+{
+  T value;
+  check(cudaMemcpyAsync(&value, p, sizeof(T), cudaMemcpyDeviceToHost, stream), "copying a result back");
+  check(cudaStreamSynchronize(stream), "waiting for a result");
+  return value;
+}
+
 template <class T>
 const char* type_name()
 {

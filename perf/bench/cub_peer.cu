@@ -77,15 +77,6 @@ struct to_double
 };
 
 template <class T>
-T copy_to_host(const T* value, cudaStream_t stream)
-{
-  T host{};
-  rk_bench::check(cudaMemcpyAsync(&host, value, sizeof(T), cudaMemcpyDeviceToHost, stream), "copying a result");
-  rk_bench::check(cudaStreamSynchronize(stream), "waiting for a result");
-  return host;
-}
-
-template <class T>
 void peer_body(nvbench::state& state)
 {
   namespace determinism     = cuda::execution::determinism;
@@ -111,13 +102,13 @@ void peer_body(nvbench::state& state)
     rk_bench::check(cub::DeviceReduce::Sum(temp_ptr, size, first, result, n, stream), "cub::DeviceReduce::Sum");
   };
   two_pass(setup);
-  const T want = copy_to_host(result, setup);
+  const T want = rk_bench::read_back(result, setup);
 
   // Checks the environment-API sum against `reference`, then times it. `accuracy_only`: a result
   // off the reference is CUB's inaccuracy, reported but still timed (the call did its work).
   const auto time_env = [&](auto requirement_env_of, const T& reference, bool accuracy_only = false) {
     env_sum(first, result, n, requirement_env_of(setup));
-    const T got = copy_to_host(result, setup);
+    const T got = rk_bench::read_back(result, setup);
     if (!rk_bench::results_match(got, reference))
     {
       const std::string what = impl + ": " + std::to_string(static_cast<double>(got)) + ", want "
@@ -166,7 +157,7 @@ void peer_body(nvbench::state& state)
         thrust::device_vector<double> precise(1);
         env_sum(cuda::transform_iterator(first, to_double{}), thrust::raw_pointer_cast(precise.data()), n,
                 make_env(setup));
-        reference = static_cast<float>(copy_to_host(thrust::raw_pointer_cast(precise.data()), setup));
+        reference = static_cast<float>(rk_bench::read_back(thrust::raw_pointer_cast(precise.data()), setup));
       }
       // CUB 3.6's float sum of 2^30 items in [0, 1) came out 2.9 % above the double-accumulated sum
       // (H200): an accuracy finding about the peer, not a reason to leave its time out.

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 namespace rk_bench
@@ -61,6 +62,13 @@ template <class T>
 void fill_random(T* data, std::size_t n, cudaStream_t stream)
 {
   thrust::tabulate(thrust::cuda::par.on(stream), data, data + n, random_value<T>{input_seed});
+}
+
+/// Whether two results have the same bits: what rk promises between its reproducible backends.
+template <class T>
+bool same_bits(const T& a, const T& b)
+{
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
 }
 
 /// Whether a result matches the reference: exactly for integers (and any non-floating type, by

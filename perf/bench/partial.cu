@@ -42,7 +42,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -60,37 +59,11 @@ using float_types            = nvbench::type_list<float, double>;
 constexpr std::int64_t lane_cut = 12345;
 
 template <class T>
-bool same_bits(const T& a, const T& b)
-{
-  return std::memcmp(&a, &b, sizeof(T)) == 0;
-}
-
-template <class T>
 thrust::device_vector<T> random_items(std::int64_t n, cudaStream_t stream)
 {
   thrust::device_vector<T> items(static_cast<std::size_t>(n));
   rk_bench::fill_random(thrust::raw_pointer_cast(items.data()), items.size(), stream);
   return items;
-}
-
-/// The value in device memory at `p`, once the work on `stream` is done.
-template <class T>
-T read_back(const T* p, cudaStream_t stream)
-{
-  T value;
-  rk_bench::check(cudaMemcpyAsync(&value, p, sizeof(T), cudaMemcpyDeviceToHost, stream), "copying a result back");
-  rk_bench::check(cudaStreamSynchronize(stream), "waiting for a result");
-  return value;
-}
-
-/// Times the read probe over the first `bytes` of `items`, which must be whole 16-byte vectors.
-void time_read_probe(nvbench::state& state, const void* items, std::int64_t bytes, unsigned* sink)
-{
-  const int blocks = rk_bench::probe_blocks(rk_bench::read_probe);
-  state.exec(nvbench::exec_tag::no_batch, [&](nvbench::launch& launch) {
-    rk_bench::read_probe<<<blocks, rk_bench::probe_threads, 0, launch.get_stream()>>>(static_cast<const uint4*>(items),
-                                                                                      bytes / 16, sink);
-  });
 }
 
 template <class T>
@@ -116,14 +89,14 @@ void reduce_partial_body(nvbench::state& state)
   state.add_global_memory_reads<T>(static_cast<std::size_t>(n));
   if (impl == "probe")
   {
-    time_read_probe(state, first, n * std::int64_t{sizeof(T)}, reinterpret_cast<unsigned*>(result));
+    rk_bench::time_read_probe(state, first, n * std::int64_t{sizeof(T)}, reinterpret_cast<unsigned*>(result));
     return;
   }
   const auto device = rk::device.on(setup);
   if (impl == "rk::reduce_into")
   {
     rk::reduce_into(device, first, first + n, result, T{}, rk::plus{});
-    if (!same_bits(read_back(result, setup), rk::reduce(device, first, first + n, T{}, rk::plus{})))
+    if (!rk_bench::same_bits(rk_bench::read_back(result, setup), rk::reduce(device, first, first + n, T{}, rk::plus{})))
     {
       rk_bench::fail(state, binary, "rk::reduce_into does not give rk::reduce's bits");
     }
@@ -134,11 +107,11 @@ void reduce_partial_body(nvbench::state& state)
     return;
   }
   rk::reduce_partial_into(device, first, first + n, offset, piece, rk::plus{});
-  const rk::partial<T> got = read_back(piece, setup);
+  const rk::partial<T> got = rk_bench::read_back(piece, setup);
   // A piece finishes only with the pieces before it, if any: here, the first `offset` items.
   const rk::partial<T> before = rk::reduce_partial(device, whole, first, 0, rk::plus{});
-  if (!same_bits(rk::finish(rk::combine(before, got, rk::plus{}), T{}, rk::plus{}),
-                 rk::reduce(device, whole, first + n, T{}, rk::plus{})))
+  if (!rk_bench::same_bits(rk::finish(rk::combine(before, got, rk::plus{}), T{}, rk::plus{}),
+                           rk::reduce(device, whole, first + n, T{}, rk::plus{})))
   {
     rk_bench::fail(state, binary, "the partial does not finish to rk::reduce's bits");
   }
@@ -172,7 +145,7 @@ void accumulator_body(nvbench::state& state)
   if (impl == "rk::reduce_into")
   {
     rk::reduce_into(rk::device.on(setup), first, first + n, result, T{}, rk::plus{});
-    if (!same_bits(read_back(result, setup), want))
+    if (!rk_bench::same_bits(rk_bench::read_back(result, setup), want))
     {
       rk_bench::fail(state, binary, "rk::reduce_into does not give rk::reduce's bits");
     }
@@ -191,7 +164,7 @@ void accumulator_body(nvbench::state& state)
   {
     rk::accumulator checked(rk::device.on(setup), T{}, rk::plus{});
     add_chunks(checked);
-    if (!same_bits(checked.result(), want))
+    if (!rk_bench::same_bits(checked.result(), want))
     {
       rk_bench::fail(state, binary, "the accumulator does not give rk::reduce's bits");
     }
@@ -362,7 +335,7 @@ void accumulator_host_body(nvbench::state& state)
       }
       return accumulator.result();
     };
-    if (!same_bits(accumulate(state.get_cuda_stream()), host.reference(data, n)))
+    if (!rk_bench::same_bits(accumulate(state.get_cuda_stream()), host.reference(data, n)))
     {
       rk_bench::fail(state, binary, "the accumulator over " + memory + " memory does not give rk::reduce's bits");
     }
@@ -399,7 +372,7 @@ void device_count_body(nvbench::state& state)
   state.add_global_memory_reads<T>(static_cast<std::size_t>(n));
   if (impl == "probe")
   {
-    time_read_probe(state, first, n * std::int64_t{sizeof(T)}, reinterpret_cast<unsigned*>(result));
+    rk_bench::time_read_probe(state, first, n * std::int64_t{sizeof(T)}, reinterpret_cast<unsigned*>(result));
     return;
   }
   const bool device_count = impl == "device count";
@@ -414,7 +387,8 @@ void device_count_body(nvbench::state& state)
     }
   };
   call(setup);
-  if (!same_bits(read_back(result, setup), rk::reduce(rk::device.on(setup), first, first + n, T{}, rk::plus{})))
+  if (!rk_bench::same_bits(rk_bench::read_back(result, setup),
+                           rk::reduce(rk::device.on(setup), first, first + n, T{}, rk::plus{})))
   {
     rk_bench::fail(state, binary, impl + ": rk::reduce_into does not give rk::reduce's bits");
   }
@@ -438,13 +412,13 @@ void combine_finish_body(nvbench::state& state)
   const auto back          = rk::reduce_partial(rk::host, items.begin() + split, items.end(), split, rk::plus{});
   const T want             = rk::reduce(rk::host, items.begin(), items.end(), T{}, rk::plus{});
   T got                    = rk::finish(rk::combine(front, back, rk::plus{}), T{}, rk::plus{});
-  if (!same_bits(got, want))
+  if (!rk_bench::same_bits(got, want))
   {
     rk_bench::fail(state, binary, "combined pieces do not finish to rk::reduce's bits");
   }
   state.exec(nvbench::exec_tag::no_gpu,
              [&](nvbench::launch&) { got = rk::finish(rk::combine(front, back, rk::plus{}), T{}, rk::plus{}); });
-  if (!same_bits(got, want))
+  if (!rk_bench::same_bits(got, want))
   {
     rk_bench::fail(state, binary, "a timed pair did not finish to rk::reduce's bits");
   }

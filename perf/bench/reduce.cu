@@ -29,7 +29,6 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <type_traits>
 
@@ -122,50 +121,40 @@ void time_rk(nvbench::state& state, sum_case<T>& c, const Policy& policy, const 
 template <class T, class Policy>
 void time_affine(nvbench::state& state, sum_case<T>& c, const Policy& policy, const std::string& impl)
 {
-  if constexpr (!std::is_same_v<T, std::int64_t>)
+  thrust::device_vector<rk_bench::affine> input(static_cast<std::size_t>(c.n));
+  thrust::tabulate(thrust::cuda::par.on(c.setup), input.begin(), input.end(), rk_bench::random_map{});
+  const rk_bench::affine* maps = thrust::raw_pointer_cast(input.data());
+  thrust::device_vector<rk_bench::affine> out(1);
+  auto* result   = thrust::raw_pointer_cast(out.data());
+  const auto run = [&](const auto& p, cudaStream_t stream) {
+    rk::reduce_into(p.on(stream), maps, maps + c.n, result, rk_bench::identity_map, rk_bench::compose_affine{});
+  };
+  rk_bench::affine want = rk_bench::identity_map;
+  if (c.n <= (std::int64_t{1} << 24))
   {
-    state.skip("the affine maps are int64's 8 bytes: int64 rows only");
+    const thrust::host_vector<rk_bench::affine> host(input);
+    for (const rk_bench::affine& f : host)
+    {
+      want = rk_bench::compose_affine{}(want, f);
+    }
+  }
+  else if constexpr (std::is_same_v<Policy, std::decay_t<decltype(rk::two_pass)>>)
+  {
+    run(rk::single_pass, c.setup);
+    want = rk_bench::read_back(result, c.setup);
   }
   else
   {
-    thrust::device_vector<rk_bench::affine> input(static_cast<std::size_t>(c.n));
-    thrust::tabulate(thrust::cuda::par.on(c.setup), input.begin(), input.end(), rk_bench::random_map{});
-    const rk_bench::affine* maps = thrust::raw_pointer_cast(input.data());
-    thrust::device_vector<rk_bench::affine> out(1);
-    auto* result   = thrust::raw_pointer_cast(out.data());
-    const auto run = [&](const auto& p, cudaStream_t stream) {
-      rk::reduce_into(p.on(stream), maps, maps + c.n, result, rk_bench::identity_map, rk_bench::compose_affine{});
-    };
-    rk_bench::affine want = rk_bench::identity_map;
-    if (c.n <= (std::int64_t{1} << 24))
-    {
-      const thrust::host_vector<rk_bench::affine> host(input);
-      for (const rk_bench::affine& f : host)
-      {
-        want = rk_bench::compose_affine{}(want, f);
-      }
-    }
-    else if constexpr (std::is_same_v<Policy, std::decay_t<decltype(rk::two_pass)>>)
-    {
-      run(rk::single_pass, c.setup);
-      rk_bench::check(cudaStreamSynchronize(c.setup), "the reference composition");
-      want = out[0];
-    }
-    else
-    {
-      run(rk::two_pass, c.setup);
-      rk_bench::check(cudaStreamSynchronize(c.setup), "the reference composition");
-      want = out[0];
-    }
-    run(policy, c.setup);
-    rk_bench::check(cudaStreamSynchronize(c.setup), "the checked composition");
-    const rk_bench::affine got = out[0];
-    if (!(got == want))
-    {
-      rk_bench::fail(state, "rk_bench_reduce", impl + ": the maps' composition differs from the reference");
-    }
-    state.exec(nvbench::exec_tag::no_batch, [&](nvbench::launch& launch) { run(policy, launch.get_stream()); });
+    run(rk::two_pass, c.setup);
+    want = rk_bench::read_back(result, c.setup);
   }
+  run(policy, c.setup);
+  const rk_bench::affine got = rk_bench::read_back(result, c.setup);
+  if (!(got == want))
+  {
+    rk_bench::fail(state, "rk_bench_reduce", impl + ": the maps' composition differs from the reference");
+  }
+  state.exec(nvbench::exec_tag::no_batch, [&](nvbench::launch& launch) { run(policy, launch.get_stream()); });
 }
 
 template <class T>
@@ -182,18 +171,12 @@ void reduce_body(nvbench::state& state)
   {
     // Reads the items and writes nothing: the practical speed of light of any sum.
     static_assert(16 % sizeof(T) == 0, "the probe reads 16-byte vectors");
-    const int blocks        = rk_bench::probe_blocks(rk_bench::read_probe);
-    const auto* vectors     = reinterpret_cast<const uint4*>(c.first());
-    const std::int64_t size = c.n * std::int64_t{sizeof(T)} / 16;
-    unsigned* sink          = reinterpret_cast<unsigned*>(c.result());
     if (c.n * std::int64_t{sizeof(T)} % 16 != 0)
     {
       state.skip("the probe reads whole 16-byte vectors: Elements must be a multiple of 16 / sizeof(T)");
       return;
     }
-    state.exec(nvbench::exec_tag::no_batch, [&](nvbench::launch& launch) {
-      rk_bench::read_probe<<<blocks, rk_bench::probe_threads, 0, launch.get_stream()>>>(vectors, size, sink);
-    });
+    rk_bench::time_read_probe(state, c.first(), c.n * std::int64_t{sizeof(T)}, reinterpret_cast<unsigned*>(c.result()));
     return;
   }
   state.add_global_memory_writes<T>(1);

@@ -20,7 +20,6 @@
 #include <thrust/device_vector.h>
 
 #include <cstdint>
-#include <cstring>
 #include <string>
 
 namespace
@@ -38,12 +37,6 @@ using shapes = nvbench::type_list<
   shape<128, 2, 4, 2, 2>, shape<128, 2, 2, 2, 2>, shape<1024, 2, 1, 1, 1>, shape<1024, 2, 2, 2, 1>>;
 // clang-format on
 using value_types = nvbench::type_list<std::int32_t, float, double>;
-
-template <class T>
-bool same_bits(const T& a, const T& b)
-{
-  return std::memcmp(&a, &b, sizeof(T)) == 0;
-}
 
 template <class T, class Shape>
 void tuning_body(nvbench::state& state)
@@ -64,7 +57,7 @@ void tuning_body(nvbench::state& state)
   const T want  = rk::reduce(rk::two_pass.on(setup), first, first + n, T{}, rk::plus{});
   const T got   = rk::reduce(tuned.on(setup), first, first + n, T{}, rk::plus{});
   const bool ok = std::is_same_v<Shape, rk::grid_ordered_tuning> ? rk_bench::results_match(got, want)
-                                                                 : same_bits(got, want);
+                                                                 : rk_bench::same_bits(got, want);
   if (!ok)
   {
     rk_bench::fail(state, "rk_bench_tuning",
