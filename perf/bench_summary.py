@@ -8,10 +8,17 @@ runs, it prints both and whether the verdicts agree. A run of both binaries: pas
 joined with '+' (reduce.json+family.json).
 
     python3 perf/bench_summary.py run1.json[+run1b.json] [run2.json[+run2b.json]]   (.json.gz too)
+    python3 perf/bench_summary.py --expect summary.md run1.json [run2.json]
+
+--expect compares what it would print with a stored summary (lines starting with "# ", which name
+the files, aside) and exits 1, printing the difference, where they differ.
 
 Standard library only.
 """
+import contextlib
+import difflib
 import gzip
+import io
 import json
 import sys
 
@@ -353,7 +360,24 @@ def main(paths):
         print(f"\n{agree} of {judged} verdicts agree across the runs (of the targets every run has data for)")
 
 
+def expect(stored, paths):
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        main(paths)
+    kept = lambda text: [line for line in text.splitlines() if not line.startswith("# ")]
+    with open(stored) as f:
+        diff = list(difflib.unified_diff(kept(f.read()), kept(printed.getvalue()), stored, "now", lineterm=""))
+    if diff:
+        print("\n".join(diff))
+        sys.exit(1)
+    print(f"as stored in {stored}")
+
+
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    if len(args) >= 3 and args[0] == "--expect":
+        expect(args[1], args[2:])
+    elif args and not args[0].startswith("--"):
+        main(args)
+    else:
         sys.exit(__doc__)
-    main(sys.argv[1:])
