@@ -66,6 +66,23 @@ thrust::device_vector<T> random_items(std::int64_t n, cudaStream_t stream)
   return items;
 }
 
+/// The peer of every target here: rk::reduce_into of [first, first + n) on rk::device, checked
+/// against `want` (rk::reduce's bits), then timed.
+template <class T>
+void time_reduce_into(nvbench::state& state, const T* first, std::int64_t n, T* result, const T& want)
+{
+  const cudaStream_t setup = state.get_cuda_stream();
+  rk::reduce_into(rk::device.on(setup), first, first + n, result, T{}, rk::plus{});
+  if (!rk_bench::same_bits(rk_bench::read_back(result, setup), want))
+  {
+    rk_bench::fail(state, binary, "rk::reduce_into does not give rk::reduce's bits");
+  }
+  state.add_global_memory_writes<T>(1);
+  state.exec(nvbench::exec_tag::no_batch, [&](nvbench::launch& launch) {
+    rk::reduce_into(rk::device.on(launch.get_stream()), first, first + n, result, T{}, rk::plus{});
+  });
+}
+
 template <class T>
 void reduce_partial_body(nvbench::state& state)
 {
@@ -95,15 +112,7 @@ void reduce_partial_body(nvbench::state& state)
   const auto device = rk::device.on(setup);
   if (impl == "rk::reduce_into")
   {
-    rk::reduce_into(device, first, first + n, result, T{}, rk::plus{});
-    if (!rk_bench::same_bits(rk_bench::read_back(result, setup), rk::reduce(device, first, first + n, T{}, rk::plus{})))
-    {
-      rk_bench::fail(state, binary, "rk::reduce_into does not give rk::reduce's bits");
-    }
-    state.add_global_memory_writes<T>(1);
-    state.exec(nvbench::exec_tag::no_batch, [&](nvbench::launch& launch) {
-      rk::reduce_into(rk::device.on(launch.get_stream()), first, first + n, result, T{}, rk::plus{});
-    });
+    time_reduce_into(state, first, n, result, rk::reduce(device, first, first + n, T{}, rk::plus{}));
     return;
   }
   rk::reduce_partial_into(device, first, first + n, offset, piece, rk::plus{});
@@ -144,15 +153,7 @@ void accumulator_body(nvbench::state& state)
   const T want = rk::reduce(rk::device.on(setup), first, first + n, T{}, rk::plus{});
   if (impl == "rk::reduce_into")
   {
-    rk::reduce_into(rk::device.on(setup), first, first + n, result, T{}, rk::plus{});
-    if (!rk_bench::same_bits(rk_bench::read_back(result, setup), want))
-    {
-      rk_bench::fail(state, binary, "rk::reduce_into does not give rk::reduce's bits");
-    }
-    state.add_global_memory_writes<T>(1);
-    state.exec(nvbench::exec_tag::no_batch, [&](nvbench::launch& launch) {
-      rk::reduce_into(rk::device.on(launch.get_stream()), first, first + n, result, T{}, rk::plus{});
-    });
+    time_reduce_into(state, first, n, result, want);
     return;
   }
   const auto add_chunks = [&](auto& accumulator) {
