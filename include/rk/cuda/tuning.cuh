@@ -174,6 +174,15 @@ inline constexpr int tiny_segment_lanes = tile_lane_items<Item> <= 4 ? 2 : 1;
 /// short path.
 inline constexpr int window_tiles_in_flight = 2;
 
+/// States of at least this many bytes reduce window_node's batch of full tiles with the first
+/// levels of their trees split between each pair of lanes (warp_reduce_tiles: 5 merges a lane
+/// for two tiles instead of 10); smaller ones keep one warp_reduce a tile. On an H200 at 2^26
+/// (rk_bench_axes, rk_bench_segmented), rk::mean_var's 16-byte state took layer norm's rows from
+/// 165.0 to 122.4 us and batch norm's from 173.8 to 127.2; float and double sums over CSR segments
+/// of 1024 and 4096 items were 1-4 % slower with it (double 4096: 147.8 -> 153.6 us), row sums
+/// 1-3 % faster.
+inline constexpr int split_tile_trees_min_bytes = 16;
+
 /// Segments longer than this many tiles go on the long list, and fixed-size rows longer than it
 /// are cut into parts of rk::reduce's block body (32 tiles: 8192 int32, 4096 doubles, a window:
 /// a warp streams anything shorter with 16-byte loads). With 16, 8192 floats a segment took

@@ -75,13 +75,30 @@ __device__ __forceinline__ T window_node(const Input& first, offset_t begin, off
       {
         load_lane<LaneItems>(first, begin + (w * warp_threads + k + u) * tile + offset_t{lane} * LaneItems, v[u]);
       }
-#pragma unroll
-      for (int u = 0; u < batch; ++u)
+      if constexpr (sizeof(T) >= split_tile_trees_min_bytes)
       {
-        const T all = broadcast_lane0(warp_reduce(fold_lane<T>(v[u], op), op, lane, warp_threads));
-        if (lane == k + u)
+        uninitialized<T> lane_values[batch];
+#pragma unroll
+        for (int u = 0; u < batch; ++u)
         {
-          held_tile.emplace(all);
+          lane_values[u].emplace(fold_lane<T>(v[u], op));
+        }
+        const T mine = warp_reduce_tiles(lane_values, op, lane, k);
+        if (lane >= k && lane < k + batch)
+        {
+          held_tile.emplace(mine);
+        }
+      }
+      else
+      {
+#pragma unroll
+        for (int u = 0; u < batch; ++u)
+        {
+          const T all = broadcast_lane0(warp_reduce(fold_lane<T>(v[u], op), op, lane, warp_threads));
+          if (lane == k + u)
+          {
+            held_tile.emplace(all);
+          }
         }
       }
     }

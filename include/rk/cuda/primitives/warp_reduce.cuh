@@ -6,6 +6,7 @@
 // results are exact for associative operators that do not commute. No lane ever combines with a
 // value that is not its right-hand neighbour, so `op` never sees an invalid operand.
 
+#include <cuda/std/bit>
 #include <cuda/std/type_traits>
 
 #include <cstdint>
@@ -86,11 +87,46 @@ __device__ __forceinline__ T shuffle_down(const T& x, unsigned delta)
   return shuffle_words(x, [delta](std::uint32_t w) { return __shfl_down_sync(0xffffffffu, w, delta); });
 }
 
+/// __shfl_xor_sync for any trivially copyable T.
+template <class T>
+__device__ __forceinline__ T shuffle_xor(const T& x, int mask)
+{
+  return shuffle_words(x, [mask](std::uint32_t w) { return __shfl_xor_sync(0xffffffffu, w, mask); });
+}
+
+/// Lane `source`'s value (each lane may name another).
+template <class T>
+__device__ __forceinline__ T shuffle_from(const T& x, int source)
+{
+  return shuffle_words(x, [source](std::uint32_t w) { return __shfl_sync(0xffffffffu, w, source); });
+}
+
+/// c ? x : y, a word at a time: a choice of values in registers. `c ? x : y` of two lvalues
+/// chooses between their addresses, which put a batch of states in local memory (20 LDL in
+/// rk::mean_var's rows kernel, and 4-12 % slower rows and segments).
+template <class T>
+__device__ __forceinline__ T select_words(bool c, const T& x, const T& y)
+{
+  constexpr int words         = (sizeof(T) + 3) / 4;
+  std::uint32_t chosen[words] = {};
+  std::uint32_t other[words]  = {};
+  __builtin_memcpy(chosen, &x, sizeof(T));
+  __builtin_memcpy(other, &y, sizeof(T));
+#pragma unroll
+  for (int i = 0; i < words; ++i)
+  {
+    chosen[i] = c ? chosen[i] : other[i];
+  }
+  uninitialized<T> out;
+  __builtin_memcpy(&out, chosen, sizeof(T));
+  return out.value;
+}
+
 /// Lane 0's value, in every lane.
 template <class T>
 __device__ __forceinline__ T broadcast_lane0(const T& x)
 {
-  return shuffle_words(x, [](std::uint32_t w) { return __shfl_sync(0xffffffffu, w, 0); });
+  return shuffle_from(x, 0);
 }
 
 /// Reduces the values of lanes [0, valid_lanes) in lane order; the result is valid in lane 0.
@@ -109,5 +145,46 @@ __device__ __forceinline__ T warp_reduce(T x, Op& op, int lane, int valid_lanes 
     }
   }
   return x;
+}
+
+/// warp_reduce over each of `Tiles` full tiles at once (a power of two up to 32; every lane holds
+/// a value of every tile: `v[u]` is this lane's value of tile u), node for node the same trees.
+/// Where warp_reduce, called once a tile, has all 32 lanes combine at each of its five levels,
+/// here the first log2(Tiles) levels split the tiles between the two lanes of each pair (the
+/// lower lane keeps the first half, the upper the second, and each sends the other its half), so
+/// a lane combines Tiles - 1 + 5 - log2(Tiles) times for all the tiles instead of 5 Tiles times,
+/// and shuffles as many values. Tile u's value ends in lane first_lane + u, for u < Tiles; every
+/// lane must call it. `v` is spent.
+template <int Tiles, class T, class Op>
+__device__ __forceinline__ T warp_reduce_tiles(uninitialized<T> (&v)[Tiles], Op& op, int lane, int first_lane)
+{
+  static_assert(Tiles >= 1 && Tiles <= warp_threads && (Tiles & (Tiles - 1)) == 0, "a power of two up to 32 tiles");
+  constexpr int split_levels = cuda::std::bit_width(static_cast<unsigned>(Tiles)) - 1;
+#pragma unroll
+  for (int delta = 1; delta < Tiles; delta *= 2)
+  {
+    const bool upper = (lane & delta) != 0;
+    const int kept   = Tiles / (2 * delta);
+#pragma unroll
+    for (int i = 0; i < kept; ++i)
+    {
+      // Lane l + delta's node of a tile is always the right operand of lane l's.
+      const T got = shuffle_xor(select_words(upper, v[i].value, v[i + kept].value), delta);
+      v[i].emplace(op(select_words(upper, got, v[i].value), select_words(upper, v[i + kept].value, got)));
+    }
+  }
+  // Lane l now holds the tile whose number is l's low split_levels bits reversed.
+  T x = v[0].value;
+#pragma unroll
+  for (int delta = Tiles; delta < warp_threads; delta *= 2)
+  {
+    const T right = shuffle_down(x, delta); // the same tile's next node
+    if (lane + delta < warp_threads)
+    {
+      x = op(x, right);
+    }
+  }
+  const unsigned u = static_cast<unsigned>(lane - first_lane) & (Tiles - 1);
+  return shuffle_from(x, split_levels == 0 ? 0 : static_cast<int>(__brev(u) >> (32 - split_levels)));
 }
 } // namespace rk::detail
