@@ -2,7 +2,8 @@
 // rk::arg_min, rk::arg_max and rk::arg_min_max on every policy: an order-preserving reduction with
 // no init over indexed_input (rk/detail/input_adaptors.hpp), whose items are {value, index}.
 // Because the backends keep order, "first" needs no index comparison: on a tie the left operand
-// (the earlier item) stays.
+// (the earlier item) stays. Only where results whose items interleave meet (the GPU's merged
+// lanes) do the indices decide.
 
 #include <rk/detail/config.hpp>
 #include <rk/detail/input_adaptors.hpp>
@@ -56,6 +57,12 @@ RK_HOST_DEVICE bool replaces(const Comp& comp, const V& x, const V& y, const V& 
   }
 }
 
+/// Each operator below is called with its operands in order (a before b) and keeps the earlier
+/// or the later on a tie without looking at the indices. Its `merge(a, b)` gives the same answer
+/// for operands in either order, ties broken by index: the GPU's merged lanes
+/// (tree_shape::merged_lanes) fold each lane's items in order with the operator and merge the
+/// lanes' results, whose items interleave, with it.
+
 /// rk::arg_min's operator: the earlier of two minima under `comp`. Associative: it is the
 /// minimum under a strict weak ordering (with NaN last, for the default) that keeps the left
 /// operand on ties.
@@ -68,6 +75,13 @@ struct first_minimum
   {
     return replaces(comp, b.value, a.value, b.value) ? b : a;
   }
+  template <class R>
+  RK_HOST_DEVICE R merge(const R& a, const R& b) const
+  {
+    const bool b_ranks_first = replaces(comp, b.value, a.value, b.value);
+    const bool a_ranks_first = replaces(comp, a.value, b.value, a.value);
+    return b_ranks_first || (!a_ranks_first && b.index < a.index) ? b : a;
+  }
 };
 
 /// rk::arg_max's operator: the earlier of two maxima under `comp`; NaN as for first_minimum.
@@ -79,6 +93,13 @@ struct first_maximum
   RK_HOST_DEVICE R operator()(const R& a, const R& b) const
   {
     return replaces(comp, a.value, b.value, b.value) ? b : a;
+  }
+  template <class R>
+  RK_HOST_DEVICE R merge(const R& a, const R& b) const
+  {
+    const bool b_ranks_first = replaces(comp, a.value, b.value, b.value);
+    const bool a_ranks_first = replaces(comp, b.value, a.value, a.value);
+    return b_ranks_first || (!a_ranks_first && b.index < a.index) ? b : a;
   }
 };
 
@@ -93,16 +114,30 @@ struct last_maximum
   template <class R>
   RK_HOST_DEVICE R operator()(const R& a, const R& b) const
   {
-    bool take_b;
+    return !ranks_below(b.value, a.value) ? b : a;
+  }
+  template <class R>
+  RK_HOST_DEVICE R merge(const R& a, const R& b) const
+  {
+    const bool b_ranks_first = ranks_below(a.value, b.value);
+    const bool a_ranks_first = ranks_below(b.value, a.value);
+    return b_ranks_first || (!a_ranks_first && b.index > a.index) ? b : a;
+  }
+
+private:
+  /// Whether x ranks strictly below y as a maximum: comp(x, y), or, under the default ordering,
+  /// x a NaN and y a number.
+  template <class V>
+  RK_HOST_DEVICE bool ranks_below(const V& x, const V& y) const
+  {
     if constexpr (is_default_order_v<Comp>)
     {
-      take_b = is_unordered(b.value) ? is_unordered(a.value) : is_unordered(a.value) || !comp(b.value, a.value);
+      return is_unordered(x) ? !is_unordered(y) : !is_unordered(y) && comp(x, y);
     }
     else
     {
-      take_b = !comp(b.value, a.value);
+      return comp(x, y);
     }
-    return take_b ? b : a;
   }
 };
 
@@ -115,6 +150,11 @@ struct first_minimum_maximum
   RK_HOST_DEVICE R operator()(const R& a, const R& b) const
   {
     return {first_minimum<Comp>{comp}(a.min, b.min), first_maximum<Comp>{comp}(a.max, b.max)};
+  }
+  template <class R>
+  RK_HOST_DEVICE R merge(const R& a, const R& b) const
+  {
+    return {first_minimum<Comp>{comp}.merge(a.min, b.min), first_maximum<Comp>{comp}.merge(a.max, b.max)};
   }
 };
 

@@ -70,6 +70,47 @@ TEST_CASE("rk::arg_min's and rk::arg_max's operators are associative (rk::check_
   CHECK_FALSE(last_report.commutative); // ties keep the right operand
 }
 
+TEST_CASE("the arg operators' merge: either order gives what the operator gives in index order")
+{
+  // The GPU's merged lanes (rk::tree_shape::merged_lanes) merge results whose items interleave.
+  using result    = rk::arg_result<float, std::ptrdiff_t>;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<result> samples;
+  std::ptrdiff_t index = 0;
+  for (float v : {1.0f, -2.0f, 1.0f, nan, -2.0f, 3.0f, nan, -0.0f, 0.0f, 3.0f, -3.0f})
+  {
+    samples.push_back({v, index++});
+  }
+  const auto same = [](const result& a, const result& b) {
+    return a.index == b.index && (a.value == b.value || (std::isnan(a.value) && std::isnan(b.value)));
+  };
+  const auto check_merge = [&](const auto& op) {
+    for (const result& a : samples)
+    {
+      for (const result& b : samples)
+      {
+        if (a.index == b.index)
+        {
+          continue;
+        }
+        CAPTURE(a.value);
+        CAPTURE(a.index);
+        CAPTURE(b.value);
+        CAPTURE(b.index);
+        const result in_order = a.index < b.index ? op(a, b) : op(b, a);
+        CHECK(same(op.merge(a, b), in_order));
+        CHECK(same(op.merge(b, a), in_order));
+      }
+    }
+  };
+  check_merge(rk::detail::first_minimum<>{});
+  check_merge(rk::detail::first_maximum<>{});
+  check_merge(rk::detail::last_maximum<>{});
+  check_merge(rk::detail::first_minimum<rk_test::by_magnitude>{});
+  check_merge(rk::detail::first_maximum<rk_test::by_magnitude>{});
+  check_merge(rk::detail::last_maximum<rk_test::by_magnitude>{});
+}
+
 TEST_CASE("host policies: inputs are read-only (mutable zip inputs unchanged), const zip inputs compile")
 {
   rk_test::read_only_properties(seq_harness{});

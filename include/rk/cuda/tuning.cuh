@@ -28,7 +28,12 @@ enum class tree_shape
   pairwise_tiles,
   /// rk's earlier shape, kept for comparison (the perf suite runs both): each block folds its
   /// share left to right, so float results depend on the grid. rk::atomic always runs it.
-  grid_ordered
+  grid_ordered,
+  /// grid_ordered's split, for operators that choose one of their operands and have an order-free
+  /// `merge(a, b)` (the arg reductions, ties broken by index): each lane folds its own items in
+  /// order across all of its chunks, and a block merges its lanes once, at the end, instead of
+  /// running a warp reduction a chunk. Another operator is a compile-time error.
+  merged_lanes
 };
 
 /// One backend's launch shape. A warp consumes its contiguous share of the input in "chunks" read
@@ -97,8 +102,12 @@ struct grid_ordered_tuning
 /// The shapes of rk::arg_min, rk::arg_max and rk::arg_min_max over `Provider`'s. Their answer (the
 /// first minimum or maximum) does not depend on how the items are grouped, so they need no fixed
 /// tree, and their {value, index} pairs are 16 bytes or more: the grid-ordered body with four
-/// vectors per lane runs fewer warp reductions of them than a tile tree. int32 arg_min at 2^24:
-/// 29.7 us against 43.6 on the tile tree and CUB's 29.2 (H100).
+/// vectors per lane runs fewer warp reductions of them than a tile tree (int32 arg_min at 2^24:
+/// 29.7 us against 43.6 on the tile tree and CUB's 29.2, H100). Merged lanes merge a block's
+/// lanes once instead of running a warp reduction a chunk (512 floats), with no barrier between
+/// chunks: float arg_min at 2^28 240.0 us against 269.3 and CUB's
+/// 241.0, double 467.6 against 510.2 and CUB's 470.7; 512-thread blocks took 0.8-3 % less than
+/// 256 from 2^24 (float 2^28 238.0, 2^24 21.8 against 22.4) and 1 % more at 2^20 (H200).
 template <class Provider>
 struct arg_tuning
 {
@@ -106,7 +115,8 @@ struct arg_tuning
   static constexpr reduce_tuning get()
   {
     reduce_tuning t       = Provider::template get<Item, vectorized>();
-    t.tree                = tree_shape::grid_ordered;
+    t.tree                = tree_shape::merged_lanes;
+    t.block_threads       = 512;
     t.lane_units          = 4;
     t.chunks_in_flight    = 2;
     t.min_chunks_per_warp = 1;

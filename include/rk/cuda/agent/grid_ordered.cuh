@@ -3,7 +3,8 @@
 // rk::grid_ordered_tuning): a block reduces its contiguous share of the input to one value, in
 // order, and the backends differ only in what they do with that value (their epilogues, in
 // rk/cuda/kernels/reduce.cuh). The reproducible tree's body is in rk/cuda/agent/tile_tree.cuh;
-// both use the block-level combines of rk/cuda/primitives/block_combine.cuh.
+// both use the block-level combines of rk/cuda/primitives/block_combine.cuh. block_merge_range
+// (tree_shape::merged_lanes, the arg reductions) walks the same split with one fold a lane.
 //
 // How the input is cut. The range is [body of full chunks | tail]: the body is `chunks` full warp
 // chunks (a vectorized input starts on a 16-byte boundary: with_aligned_reads reads any other
@@ -19,6 +20,9 @@
 #include <rk/cuda/primitives/block_combine.cuh>
 #include <rk/cuda/primitives/load.cuh>
 #include <rk/cuda/primitives/warp_reduce.cuh>
+
+#include <type_traits>
+#include <utility>
 
 namespace rk::detail
 {
@@ -45,6 +49,37 @@ __host__ __device__ inline range_plan make_range_plan(offset_t size, int chunk_i
   return range_plan{size, chunks, static_cast<int>(blocks < 1 ? 1 : blocks)};
 }
 
+/// Issues the loads of chunks [chunk, chunk + min(InFlight, left)) into `f`, all before any is used.
+template <int InFlight, class Chunks, class Op>
+__device__ __forceinline__ void load_chunks(const Chunks& in, offset_t chunk, offset_t left, int lane,
+                                            typename Chunks::fragment (&f)[InFlight], Op& op)
+{
+#pragma unroll
+  for (int u = 0; u < InFlight; ++u)
+  {
+    if (u < left)
+    {
+      in.load(chunk + u, lane, f[u], op);
+    }
+  }
+}
+
+/// Block `block`'s contiguous share of the plan's chunks, [first, end): the first plan.chunks %
+/// plan.blocks blocks take one more than the rest.
+struct chunk_share
+{
+  offset_t first;
+  offset_t end;
+};
+
+__device__ __forceinline__ chunk_share block_chunks(const range_plan& plan, int block)
+{
+  const offset_t per_block   = plan.chunks / plan.blocks;
+  const offset_t extra_block = plan.chunks % plan.blocks;
+  const offset_t first       = block * per_block + (block < extra_block ? block : extra_block);
+  return {first, first + per_block + (block < extra_block ? 1 : 0)};
+}
+
 /// Folds chunks [chunk, end) into lane 0's accumulator. A warp issues the loads of `InFlight`
 /// chunks before it uses the first, the last, partial group included: every group costs one
 /// memory latency, which is what decides mid-size times.
@@ -56,14 +91,7 @@ __device__ __forceinline__ void warp_reduce_chunks(const Chunks& in, offset_t ch
   {
     const offset_t left = end - chunk;
     typename Chunks::fragment f[InFlight];
-#pragma unroll
-    for (int u = 0; u < InFlight; ++u)
-    {
-      if (u < left)
-      {
-        in.load(chunk + u, lane, f[u], op);
-      }
-    }
+    load_chunks<InFlight>(in, chunk, left, lane, f, op);
 #pragma unroll
     for (int u = 0; u < InFlight; ++u)
     {
@@ -97,10 +125,9 @@ __device__ T block_reduce_range(It first, const Chunks& chunks, const range_plan
   const int lane                  = static_cast<int>(threadIdx.x) % warp_threads;
   const int warp                  = static_cast<int>(threadIdx.x) / warp_threads;
 
-  const offset_t per_block   = plan.chunks / plan.blocks;
-  const offset_t extra_block = plan.chunks % plan.blocks;
-  const offset_t block_first = block * per_block + (block < extra_block ? block : extra_block);
-  const offset_t block_end   = block_first + per_block + (block < extra_block ? 1 : 0);
+  const chunk_share share    = block_chunks(plan, block);
+  const offset_t block_first = share.first;
+  const offset_t block_end   = share.end;
 
   // Double-buffered so warps can fill the next group while warp 0 folds this one.
   __shared__ alignas(T) unsigned char parts_raw[2][parts_per_group * sizeof(T)];
@@ -155,5 +182,62 @@ __device__ T block_reduce_range(It first, const Chunks& chunks, const range_plan
     }
   }
   return acc.slot.value;
+}
+
+template <class Op, class T, class = void>
+struct has_merge : std::false_type
+{};
+template <class Op, class T>
+struct has_merge<Op, T, std::void_t<decltype(std::declval<const Op&>().merge(std::declval<T>(), std::declval<T>()))>>
+    : std::true_type
+{};
+
+/// tree_shape::merged_lanes: the same split of the range, walked in the same tiles, but each lane
+/// folds its own items with `op` across all of its chunks (a lane's items come in order: chunk by
+/// chunk, then its slice of the tail) and the block merges its lanes once with `op.merge`, which
+/// ignores the order of its operands. block_reduce_range's warp reduction a chunk and its barrier
+/// every 32 warp-parts go. The result is valid in thread 0.
+template <int BlockThreads, int InFlight, class T, class It, class Chunks, class Op>
+__device__ T block_merge_range(It first, const Chunks& chunks, const range_plan& plan, int block, Op& op)
+{
+  static_assert(has_merge<Op, T>::value,
+                "rk tuning: tree_shape::merged_lanes needs an operator with an order-free merge(a, b), as rk's arg "
+                "reductions have; give other operators tree_shape::pairwise_tiles or grid_ordered");
+  constexpr int warps            = BlockThreads / warp_threads;
+  constexpr offset_t tile_chunks = offset_t{warps} * InFlight;
+  const int lane                 = static_cast<int>(threadIdx.x) % warp_threads;
+  const int warp                 = static_cast<int>(threadIdx.x) / warp_threads;
+
+  const chunk_share share    = block_chunks(plan, block);
+  const offset_t block_first = share.first;
+  const offset_t block_end   = share.end;
+
+  maybe<T> acc; // this lane's items, in order
+  for (offset_t chunk = block_first + warp * InFlight; chunk < block_end; chunk += tile_chunks)
+  {
+    const offset_t left = block_end - chunk;
+    typename Chunks::fragment f[InFlight];
+    load_chunks<InFlight>(chunks, chunk, left, lane, f, op);
+#pragma unroll
+    for (int u = 0; u < InFlight; ++u)
+    {
+      if (u < left)
+      {
+        acc.fold(chunks.reduce(f[u], op), op);
+      }
+    }
+  }
+
+  const offset_t tail_begin = plan.chunks * Chunks::chunk_items;
+  if (block == plan.blocks - 1 && warp == 0 && tail_begin < plan.size)
+  {
+    const slice_split s = split_items(plan.size - tail_begin, warp_threads, lane);
+    if (s.size > 0)
+    {
+      acc.fold(fold_items<Chunks::lane_items, true, T>(first, tail_begin + s.begin, s.size, op), op);
+    }
+  }
+  const auto merge = [&op](const T& a, const T& b) { return op.merge(a, b); };
+  return block_merge<BlockThreads>(acc, merge).slot.value;
 }
 } // namespace rk::detail

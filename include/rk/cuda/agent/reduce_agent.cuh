@@ -191,7 +191,14 @@ struct reduce_agent
   __device__ static T reduce_block(Input first, const range_plan& p, int block, Op& op)
   {
     const chunks_type chunks = chunks_of(first);
-    return block_reduce_range<block_threads, in_flight, T>(first, chunks, p, block, op);
+    if constexpr (tuning.tree == tree_shape::merged_lanes)
+    {
+      return block_merge_range<block_threads, in_flight, T>(first, chunks, p, block, op);
+    }
+    else
+    {
+      return block_reduce_range<block_threads, in_flight, T>(first, chunks, p, block, op);
+    }
   }
 };
 } // namespace rk::detail

@@ -92,6 +92,11 @@ explanation explain_dispatch(const gpu_policy<Backend, Provider>&, InputIt first
       reason += "; tree: pairwise over tiles of " + std::to_string(detail::tile_items<typename agent::item>)
               + " items counted from the first, fixed by the length";
     }
+    else if constexpr (agent::tuning.tree == tree_shape::merged_lanes)
+    {
+      e.reproducible = true;
+      reason += "; merged lanes: the operator picks one item, ties broken by index, so the grouping never shows";
+    }
     else
     {
       reason += "; tree: grid-ordered (this tuning's tree_shape), so float bits follow the grid";

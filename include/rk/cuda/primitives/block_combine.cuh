@@ -1,7 +1,8 @@
 #pragma once
 // Block- and warp-level combines of values already folded per thread, in thread order: the
 // pairwise tree of warp_reduce inside each warp and again over the warps. The grid-ordered body,
-// the final passes and the segment kernels share them.
+// the final passes and the segment kernels share them. And block_merge, for operators whose merge
+// ignores the order (the merged lanes of the arg reductions).
 
 #include <rk/cuda/primitives/lane_fold.cuh>
 #include <rk/cuda/primitives/warp_reduce.cuh>
@@ -80,6 +81,57 @@ __device__ T block_combine_prefix(const T& mine, offset_t busy_threads, Op& op)
     }
     return total;
   }
+}
+
+/// The block's values merged with `merge`, an order-free combine (merge(a, b) == merge(b, a)):
+/// threads without a value (`mine.valid` false) take no part, and any order of the merges gives
+/// the same answer, so each warp's lanes fold in a butterfly and warp 0 folds the warps. Result
+/// valid in thread 0 (empty only if no thread had a value); every thread of the block must call it.
+template <int BlockThreads, class T, class Merge>
+__device__ maybe<T> block_merge(maybe<T> mine, const Merge& merge)
+{
+  constexpr int warps   = BlockThreads / warp_threads;
+  const int lane        = static_cast<int>(threadIdx.x) % warp_threads;
+  const int warp        = static_cast<int>(threadIdx.x) / warp_threads;
+  const auto merge_warp = [&](maybe<T>& x) {
+#pragma unroll
+    for (int mask = warp_threads / 2; mask > 0; mask /= 2)
+    {
+      const T other_value    = shuffle_xor(x.slot.value, mask);
+      const bool other_valid = __shfl_xor_sync(0xffffffffu, x.valid, mask);
+      if (other_valid)
+      {
+        x.slot.emplace(x.valid ? merge(x.slot.value, other_value) : other_value);
+        x.valid = true;
+      }
+    }
+  };
+  merge_warp(mine);
+  if constexpr (warps > 1)
+  {
+    __shared__ alignas(T) unsigned char warp_values_raw[warps * sizeof(T)];
+    __shared__ bool warp_valid[warps];
+    T* warp_values = reinterpret_cast<T*>(warp_values_raw);
+    if (lane == 0)
+    {
+      warp_valid[warp] = mine.valid;
+      if (mine.valid)
+      {
+        ::new (static_cast<void*>(warp_values + warp)) T(mine.slot.value);
+      }
+    }
+    __syncthreads();
+    if (warp == 0)
+    {
+      mine.valid = lane < warps && warp_valid[lane];
+      if (mine.valid)
+      {
+        mine.slot.emplace(warp_values[lane]);
+      }
+      merge_warp(mine);
+    }
+  }
+  return mine;
 }
 
 /// Reduces a short array (the block partials) with one block, in order, every load issued up
