@@ -2,7 +2,8 @@
 // The fixed-size form's block bodies: rows of one length, so how each row is read follows from
 // that length alone, with no list, no plan and no offsets. Every row gets rk::reduce's tree
 // counted from its own first item (rk/detail/tree.hpp), as every segment does:
-//  - rows of at most one lane's items: a thread per row, several rows in flight;
+//  - rows of at most one lane's items: a thread per row, several rows in flight (more for rows
+//    of one item);
 //  - rows of up to half a tile: a group of 2, 4, 8 or 16 lanes per row, several rows per warp;
 //  - rows of up to long_segment_min_tiles tiles: a warp per row, tile by tile (window_node);
 //  - longer rows: rk::reduce's block body over a row's parts, every row cut alike
@@ -59,7 +60,7 @@ row_parts make_row_parts(offset_t rows, offset_t items, offset_t blocks, offset_
 }
 
 /// Rows of `size` <= LaneItems items (0 included: every row gets init): a thread per row,
-/// lane_rows_in_flight rows per thread. Where all of a thread's rows exist, every one of their
+/// lane_rows_in_flight_for rows per thread. Where all of a thread's rows exist, every one of their
 /// loads is issued before the first combine, without a branch between them (a branch per row kept
 /// one row's loads in flight: 2^26 one-item float rows took 205 us, 1.3x a read of the items and
 /// a write of the rows, with four or with eight rows per thread).
@@ -67,8 +68,8 @@ template <int BlockThreads, int LaneItems, class T, class Input, class Out, clas
 __device__ __forceinline__ void reduce_lane_rows(const Input& first, const fixed_segments& rows, Out& out,
                                                  const Init& init, Op& op)
 {
-  constexpr int in_flight = lane_rows_in_flight;
   using item              = std::remove_cv_t<iterator_item_t<Input>>;
+  constexpr int in_flight = lane_rows_in_flight_for<tree_item_t<Input>, LaneItems>; // as rows_launch sizes the grid
   const int n             = static_cast<int>(rows.size);
   const offset_t step     = offset_t{gridDim.x} * BlockThreads * in_flight;
   for (offset_t base = offset_t{blockIdx.x} * BlockThreads * in_flight + threadIdx.x; base < rows.count; base += step)

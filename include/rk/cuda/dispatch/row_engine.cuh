@@ -37,6 +37,7 @@ public:
   using vector_agent              = reduce_agent<provider, Input, T>;
   using element_agent             = typename element_agent_of<vector_agent::vectorized, provider, Input, T>::type;
   static constexpr auto lane_kernel   = lane_rows_kernel<lane_items, T, Input, Output, Init, Op>;
+  static constexpr auto item_kernel   = lane_rows_kernel<1, T, Input, Output, Init, Op>; // rows of one item
   static constexpr auto group_kernel  = group_rows_kernel<lane_items, T, Input, Output, Init, Op>;
   static constexpr auto window_kernel = window_rows_kernel<lane_items, T, Input, Output, Init, Op>;
   static constexpr auto long_kernel   = long_rows_kernel<vector_agent, element_agent, join, T, Input, Output, Init, Op>;
@@ -47,10 +48,17 @@ public:
   {
     const offset_t lanes = ceil_div(rows.size, offset_t{lane_items});
     const offset_t tiles = ceil_div(rows.size, offset_t{tile_items<item>});
-    if (lanes <= 1)
+    if (rows.size == 1)
+    {
+      path_ = path::item;
+      grid_ = short_grid<item_kernel>(
+        ceil_div(rows.count, offset_t{row_block_threads} * lane_rows_in_flight_for<item, 1>), device);
+    }
+    else if (lanes <= 1)
     {
       path_ = path::lane;
-      grid_ = short_grid<lane_kernel>(ceil_div(rows.count, offset_t{row_block_threads} * lane_rows_in_flight), device);
+      grid_ = short_grid<lane_kernel>(
+        ceil_div(rows.count, offset_t{row_block_threads} * lane_rows_in_flight_for<item, lane_items>), device);
     }
     else if (lanes <= 16)
     {
@@ -92,6 +100,10 @@ public:
     const auto grid = static_cast<unsigned>(grid_);
     switch (path_)
     {
+      case path::item:
+        launch_kernel(item_kernel, grid, row_block_threads, stream,
+                      "rk::segmented_reduce: launching the one-item row kernel", input, rows_, output, init, op);
+        break;
       case path::lane:
         launch_kernel(lane_kernel, grid, row_block_threads, stream,
                       "rk::segmented_reduce: launching the one-lane row kernel", input, rows_, output, init, op);
@@ -127,6 +139,7 @@ public:
 private:
   enum class path
   {
+    item,
     lane,
     group,
     window,
