@@ -131,12 +131,14 @@ __device__ __forceinline__ T broadcast_lane0(const T& x)
 
 /// Reduces the values of lanes [0, valid_lanes) in lane order; the result is valid in lane 0.
 /// All 32 lanes must call it. Lanes at or past `valid_lanes` may hold anything: they are never
-/// combined. After step d, lane l holds lanes [l, min(l + 2d, valid_lanes)) reduced.
-template <class T, class Op>
+/// combined. After step d, lane l holds lanes [l, min(l + 2d, valid_lanes)) reduced. From
+/// FirstDelta > 1 (a power of two), the steps before it are taken as done: lane l already holds
+/// lanes [l, l + FirstDelta) reduced (warp_reduce_tiles).
+template <int FirstDelta = 1, class T, class Op>
 __device__ __forceinline__ T warp_reduce(T x, Op& op, int lane, int valid_lanes = warp_threads)
 {
 #pragma unroll
-  for (int delta = 1; delta < warp_threads; delta *= 2)
+  for (int delta = FirstDelta; delta < warp_threads; delta *= 2)
   {
     const T right = shuffle_down(x, delta);
     if (lane + delta < valid_lanes)
@@ -173,17 +175,9 @@ __device__ __forceinline__ T warp_reduce_tiles(uninitialized<T> (&v)[Tiles], Op&
       v[i].emplace(op(select_words(upper, got, v[i].value), select_words(upper, v[i + kept].value, got)));
     }
   }
-  // Lane l now holds the tile whose number is l's low split_levels bits reversed.
-  T x = v[0].value;
-#pragma unroll
-  for (int delta = Tiles; delta < warp_threads; delta *= 2)
-  {
-    const T right = shuffle_down(x, delta); // the same tile's next node
-    if (lane + delta < warp_threads)
-    {
-      x = op(x, right);
-    }
-  }
+  // Lane l now holds the tile whose number is l's low split_levels bits reversed; lane l + Tiles
+  // holds the same tile's next node.
+  const T x        = warp_reduce<Tiles>(v[0].value, op, lane);
   const unsigned u = static_cast<unsigned>(lane - first_lane) & (Tiles - 1);
   return shuffle_from(x, split_levels == 0 ? 0 : static_cast<int>(__brev(u) >> (32 - split_levels)));
 }
