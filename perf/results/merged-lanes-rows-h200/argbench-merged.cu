@@ -130,8 +130,8 @@ void run(const char* name, int log_n, cudaStream_t s, bool all_shapes)
   for (int round = 0; round < 2; ++round)
   {
     std::printf(round == 0 ? "" : "\n%s 2^%d:", name, log_n);
-    report("lib", time_us(s, [&](int i) { rk::arg_min_into(rk::device.on(s), in(i), in(i) + n, out.data()); }, reps),
-           true);
+    report("lib",
+           time_us(s, [&](int i) { rk::arg_min_into(rk::device.on(s), in(i), in(i) + n, out.data()); }, reps), true);
     report("cub",
            time_us(
              s,
@@ -146,7 +146,7 @@ void run(const char* name, int log_n, cudaStream_t s, bool all_shapes)
              s,
              [&](int i) {
                probe_kernel<<<132 * 8, 256, 0, s>>>(reinterpret_cast<const float4*>(in(i)),
-                                                     n * (long long) sizeof(T) / 16, sink.data().get());
+                                                    n * (long long) sizeof(T) / 16, sink.data().get());
              },
              reps),
            false);
