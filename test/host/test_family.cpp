@@ -10,9 +10,9 @@
 
 #include <doctest/doctest.h>
 
-#include <cmath>
 #include <cstddef>
 #include <forward_list>
+#include <initializer_list>
 #include <limits>
 #include <vector>
 
@@ -42,19 +42,29 @@ TEST_CASE("rk::reduce_by_key (host policies): run layouts, init once per run, Th
   rk_test::reduce_by_key_properties(host_harness{});
 }
 
-TEST_CASE("rk::arg_min's and rk::arg_max's operators are associative (rk::check_operator), and not commutative")
+namespace
 {
-  using result    = rk::arg_result<float, std::ptrdiff_t>;
-  const float nan = std::numeric_limits<float>::quiet_NaN();
+using result = rk::arg_result<float, std::ptrdiff_t>;
+
+/// `values` as arg results at positions 0, 1, 2, ...
+std::vector<result> indexed_samples(std::initializer_list<float> values)
+{
   std::vector<result> samples;
   std::ptrdiff_t index = 0;
-  for (float v : {1.0f, -2.0f, 1.0f, nan, -2.0f, 3.0f, nan, -0.0f, 0.0f})
+  for (float v : values)
   {
     samples.push_back({v, index++});
   }
-  const auto same = [](const result& a, const result& b) {
-    return a.index == b.index && (a.value == b.value || (std::isnan(a.value) && std::isnan(b.value)));
-  };
+  return samples;
+}
+
+constexpr auto same = rk_test::same_arg<float>; // the same index, and the same value or both NaN
+} // namespace
+
+TEST_CASE("rk::arg_min's and rk::arg_max's operators are associative (rk::check_operator), and not commutative")
+{
+  const float nan                          = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<result> samples        = indexed_samples({1.0f, -2.0f, 1.0f, nan, -2.0f, 3.0f, nan, -0.0f, 0.0f});
   const auto min_report                    = rk::check_operator<result>(rk::detail::first_minimum<>{}, samples, same);
   const auto max_report                    = rk::check_operator<result>(rk::detail::first_maximum<>{}, samples, same);
   const auto last_report                   = rk::check_operator<result>(rk::detail::last_maximum<>{}, samples, same);
@@ -73,17 +83,9 @@ TEST_CASE("rk::arg_min's and rk::arg_max's operators are associative (rk::check_
 TEST_CASE("the arg operators' merge: either order gives what the operator gives in index order")
 {
   // The GPU's merged lanes (rk::tree_shape::merged_lanes) merge results whose items interleave.
-  using result    = rk::arg_result<float, std::ptrdiff_t>;
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  std::vector<result> samples;
-  std::ptrdiff_t index = 0;
-  for (float v : {1.0f, -2.0f, 1.0f, nan, -2.0f, 3.0f, nan, -0.0f, 0.0f, 3.0f, -3.0f})
-  {
-    samples.push_back({v, index++});
-  }
-  const auto same = [](const result& a, const result& b) {
-    return a.index == b.index && (a.value == b.value || (std::isnan(a.value) && std::isnan(b.value)));
-  };
+  const std::vector<result> samples =
+    indexed_samples({1.0f, -2.0f, 1.0f, nan, -2.0f, 3.0f, nan, -0.0f, 0.0f, 3.0f, -3.0f});
   const auto check_merge = [&](const auto& op) {
     for (const result& a : samples)
     {
