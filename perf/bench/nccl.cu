@@ -4,7 +4,9 @@
 // Calls:
 //
 //   nccl_throughput  sums of Elements = 2^30 and 2^32 items in all, split evenly over the ranks:
-//                    "rk::nccl" (rk::reduce_into with rk::nccl) against "rk::device, GPU 0
+//                    "rk::nccl" (rk::reduce_into with rk::nccl over the communicator) and
+//                    "rk::nccl(workspace)" (the same through each rank's rk::nccl_workspace, the
+//                    form the latency targets measure) against "rk::device, GPU 0
 //                    alone" (rk::reduce_into with rk::device over the same total on GPU 0 while
 //                    the other ranks idle; where GPU 0 cannot hold the total beside its shard, one
 //                    call reduces half of it twice, and the state's "One-GPU pieces" says 2).
@@ -964,8 +966,9 @@ void throughput_body(nvbench::state& state)
     state.skip("Calls must be 1 or more");
     return;
   }
-  const bool one_gpu = impl == "rk::device, GPU 0 alone";
-  if (!one_gpu && impl != "rk::nccl")
+  const bool one_gpu   = impl == "rk::device, GPU 0 alone";
+  const bool workspace = impl == "rk::nccl(workspace)";
+  if (!one_gpu && !workspace && impl != "rk::nccl")
   {
     state.skip("no such Impl: " + impl);
     return;
@@ -975,6 +978,10 @@ void throughput_body(nvbench::state& state)
                                        [&](rank_context& r) { return make_throughput_shard<T>(r, total, t.ranks()); });
   const std::string what = std::string(type_name<T>()) + " sum of " + std::to_string(total) + " items in all";
   const double want      = check_sum<T>(state, t, shards, [](const rank_context& r) { return rk::nccl(r.comm); }, what);
+  if (workspace)
+  {
+    check_sum<T>(state, t, shards, [](const rank_context& r) { return rk::nccl(*r.workspace); }, what + " (workspace)");
+  }
   throughput_shard<T>& gpu0 = shards[0];
   const std::int64_t pieces = total / gpu0.whole_n;
   if (one_gpu && pieces == 1)
@@ -996,6 +1003,17 @@ void throughput_body(nvbench::state& state)
   add_int64_summary(state, "rk/nccl/ranks", "Ranks", "GPUs in the communicator", t.ranks());
   state.add_element_count(static_cast<std::size_t>(total * calls));
   state.add_global_memory_reads<T>(static_cast<std::size_t>(total * calls));
+  if (workspace)
+  {
+    time_calls(
+      state, t,
+      [&shards](rank_context& r) {
+        auto& s = shards[r.rank];
+        rk::reduce_into(rk::nccl(*r.workspace).on(r.stream), s.first(), s.last(), s.result.get(), T{0}, rk::plus{});
+      },
+      calls, true);
+    return;
+  }
   if (!one_gpu)
   {
     time_calls(
@@ -1047,7 +1065,7 @@ NVBENCH_BENCH_TYPES(nccl_throughput, NVBENCH_TYPE_AXES(value_types))
   .set_is_cpu_only(true)
   .set_type_axes_names({"T"})
   .add_int64_power_of_two_axis("Elements", {30, 32})
-  .add_string_axis("Impl", {"rk::nccl", "rk::device, GPU 0 alone"})
+  .add_string_axis("Impl", {"rk::nccl", "rk::nccl(workspace)", "rk::device, GPU 0 alone"})
   .add_int64_axis("Calls", {4});
 
 NVBENCH_MAIN
