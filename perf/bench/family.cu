@@ -2,8 +2,8 @@
 // every state checked before it is timed (a mismatch makes the exit status 1):
 //   transform_reduce   square-then-sum of floats, against rk::reduce's sum of the same items (the
 //                      same bytes) and the read probe;
-//   arg_min            int32 and float, against cub::DeviceReduce::ArgMin (temporary storage
-//                      allocated once per state) and the read probe;
+//   arg_min            int32, int64, float and double, against cub::DeviceReduce::ArgMin
+//                      (temporary storage allocated once per state) and the read probe;
 //   segmented_arg_min  fixed-size float segments, against rk::segmented_reduce's minimum of the
 //                      same segments, cub::DeviceSegmentedReduce::ArgMin (segments of 256 items or
 //                      more: CUB runs a block per segment) and a probe that reads the items and
@@ -442,7 +442,7 @@ NVBENCH_BENCH(transform_reduce)
   .add_int64_power_of_two_axis("Elements", nvbench::range(20, 28, 4))
   .add_string_axis("Impl", {"rk::transform_reduce", "rk::reduce", "probe"});
 
-NVBENCH_BENCH_TYPES(arg_min, NVBENCH_TYPE_AXES(nvbench::type_list<std::int32_t, float>))
+NVBENCH_BENCH_TYPES(arg_min, NVBENCH_TYPE_AXES(nvbench::type_list<std::int32_t, std::int64_t, float, double>))
   .set_name("arg_min")
   .set_type_axes_names({"T"})
   .add_int64_power_of_two_axis("Elements", nvbench::range(20, 28, 2))
