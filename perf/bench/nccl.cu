@@ -1003,24 +1003,20 @@ void throughput_body(nvbench::state& state)
   add_int64_summary(state, "rk/nccl/ranks", "Ranks", "GPUs in the communicator", t.ranks());
   state.add_element_count(static_cast<std::size_t>(total * calls));
   state.add_global_memory_reads<T>(static_cast<std::size_t>(total * calls));
-  if (workspace)
-  {
-    time_calls(
-      state, t,
-      [&shards](rank_context& r) {
-        auto& s = shards[r.rank];
-        rk::reduce_into(rk::nccl(*r.workspace).on(r.stream), s.first(), s.last(), s.result.get(), T{0}, rk::plus{});
-      },
-      calls, true);
-    return;
-  }
   if (!one_gpu)
   {
     time_calls(
       state, t,
-      [&shards](rank_context& r) {
+      [&shards, workspace](rank_context& r) {
         auto& s = shards[r.rank];
-        rk::reduce_into(rk::nccl(r.comm).on(r.stream), s.first(), s.last(), s.result.get(), T{0}, rk::plus{});
+        if (workspace)
+        {
+          rk::reduce_into(rk::nccl(*r.workspace).on(r.stream), s.first(), s.last(), s.result.get(), T{0}, rk::plus{});
+        }
+        else
+        {
+          rk::reduce_into(rk::nccl(r.comm).on(r.stream), s.first(), s.last(), s.result.get(), T{0}, rk::plus{});
+        }
       },
       calls, true);
     return;
