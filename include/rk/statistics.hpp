@@ -53,14 +53,6 @@ struct mean_var_op
 {
   RK_HOST_DEVICE mean_var<T> operator()(const mean_var<T>& a, const mean_var<T>& b) const
   {
-    if (b.count == 0)
-    {
-      return a;
-    }
-    if (a.count == 0)
-    {
-      return b;
-    }
     const std::int64_t count = a.count + b.count;
     const T delta            = b.mean - a.mean;
     const T weight_b         = static_cast<T>(b.count) / static_cast<T>(count); // nb / n
@@ -68,7 +60,23 @@ struct mean_var_op
     // delta^2 * na * nb / n, each product rounded on its own.
     const T spread = detail::rounded_product(detail::rounded_product(delta, delta),
                                              detail::rounded_product(static_cast<T>(a.count), weight_b));
-    return {count, mean, (a.m2 + b.m2) + spread};
+    const T m2     = (a.m2 + b.m2) + spread;
+    // An empty side gives the other side's bits. Chosen, not branched to: with branches the
+    // compiler stopped folding a lane's unrolled fold after three items (its counts 4 to 7 went
+    // through run-time conversions and a reciprocal's slow-path check); with selects every count
+    // of the fold is a constant. The merge computed for an empty side (0 / 0 where both are) is
+    // discarded.
+    const bool take_a = b.count == 0;
+    const bool take_b = !take_a && a.count == 0;
+    return {take_a   ? a.count
+            : take_b ? b.count
+                     : count,
+            take_a   ? a.mean
+            : take_b ? b.mean
+                     : mean,
+            take_a   ? a.m2
+            : take_b ? b.m2
+                     : m2};
   }
 };
 

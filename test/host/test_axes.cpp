@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -146,6 +147,41 @@ TEST_CASE("rk::mean_var: the empty state merges exactly, variance of nothing is 
   const auto s = rk::transform_reduce(rk::host, none.begin(), none.end(), rk::mean_var<float>{},
                                       rk::mean_var_op<float>{}, rk::to_mean_var<float>{});
   CHECK(s.count == 0);
+}
+
+// The operator chooses its result instead of branching to it (rk/statistics.hpp says why): an
+// empty side must still give the other side's bits whatever its own fields hold, and a merge of
+// two non-empty states must be Chan's formula with each product rounded on its own.
+TEST_CASE(
+  "rk::mean_var_op: an empty side gives the other's bits, whatever it holds; two states merge by Chan's formula")
+{
+  const rk::mean_var_op<double> op;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const rk::mean_var<double> some{5, -2.5, 3.0};
+  const rk::mean_var<double> empty_with_garbage{0, nan, -7.0};
+  CHECK(rk_test::bits_equal(op(empty_with_garbage, some), some));
+  CHECK(rk_test::bits_equal(op(some, empty_with_garbage), some));
+  CHECK(rk_test::bits_equal(op(empty_with_garbage, rk::mean_var<double>{}), empty_with_garbage));
+  CHECK(rk_test::bits_equal(op(rk::mean_var<double>{}, empty_with_garbage), rk::mean_var<double>{}));
+  const auto chan = [](const rk::mean_var<double>& a, const rk::mean_var<double>& b) {
+    const std::int64_t n = a.count + b.count;
+    const double delta   = b.mean - a.mean;
+    volatile double w    = static_cast<double>(b.count) / static_cast<double>(n);
+    volatile double dw   = delta * w;
+    volatile double dd   = delta * delta;
+    volatile double aw   = static_cast<double>(a.count) * w;
+    volatile double s    = dd * aw;
+    return rk::mean_var<double>{n, a.mean + dw, (a.m2 + b.m2) + s};
+  };
+  std::mt19937_64 rng(33);
+  std::uniform_real_distribution<double> value(-1e3, 1e3);
+  std::uniform_int_distribution<std::int64_t> count(1, std::int64_t{1} << 40);
+  for (int i = 0; i < 1000; ++i)
+  {
+    const rk::mean_var<double> a{count(rng), value(rng), std::abs(value(rng))};
+    const rk::mean_var<double> b{i % 3 == 0 ? 1 : count(rng), value(rng), i % 3 == 0 ? 0.0 : std::abs(value(rng))};
+    REQUIRE(rk_test::bits_equal(op(a, b), chan(a, b)));
+  }
 }
 
 // Float data of mean 1000 and deviation 1, a count that is not a power of two: the variance

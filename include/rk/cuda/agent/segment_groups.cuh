@@ -48,6 +48,52 @@ __device__ inline void report_bad_segment(unsigned long long* error_word, offset
   atomicCAS(error_word, 0ull, static_cast<unsigned long long>(s) + 1);
 }
 
+/// Full tiles k, k + 1, ... of a window (from `window_at`) below `full`, Trees at a time, then in
+/// batches of half as many down to InFlight (each of those runs at most once). A batch's trees are
+/// built together by warp_reduce_tiles (the same nodes as a tree a tile, fewer combines a lane),
+/// InFlight tiles' loads issued at once. Tile k's value goes to lane k's `held_tile`. Returns the
+/// first tile left.
+template <int Trees, int InFlight, int LaneItems, class T, class Input, class Op>
+__device__ __forceinline__ int batched_tile_trees(const Input& first, offset_t window_at, int k, int full,
+                                                  uninitialized<T>& held_tile, Op& op, int lane)
+{
+  static_assert(Trees % InFlight == 0);
+  using item              = std::remove_cv_t<iterator_item_t<Input>>;
+  constexpr offset_t tile = offset_t{warp_threads} * LaneItems;
+  for (; k + Trees <= full; k += Trees)
+  {
+    uninitialized<T> lane_values[Trees];
+#pragma unroll
+    for (int u0 = 0; u0 < Trees; u0 += InFlight)
+    {
+      item v[InFlight][LaneItems];
+#pragma unroll
+      for (int u = 0; u < InFlight; ++u)
+      {
+        load_lane<LaneItems>(first, window_at + (k + u0 + u) * tile + offset_t{lane} * LaneItems, v[u]);
+      }
+#pragma unroll
+      for (int u = 0; u < InFlight; ++u)
+      {
+        lane_values[u0 + u].emplace(fold_lane<T>(v[u], op));
+      }
+    }
+    const T mine = warp_reduce_tiles(lane_values, op, lane, k);
+    if (lane >= k && lane < k + Trees)
+    {
+      held_tile.emplace(mine);
+    }
+  }
+  if constexpr (Trees / 2 >= InFlight)
+  {
+    return batched_tile_trees<Trees / 2, InFlight, LaneItems, T>(first, window_at, k, full, held_tile, op, lane);
+  }
+  else
+  {
+    return k;
+  }
+}
+
 /// The node over window `w` (32 tiles, a level-5 node of the tree counted from the segment's
 /// first item, truncated at the segment's end) of the `n` items from `begin`, by a whole warp.
 /// Tile k's value waits in lane k until the window is complete. Result valid in lane 0.
@@ -65,32 +111,24 @@ __device__ __forceinline__ T window_node(const Input& first, offset_t begin, off
   {
     // Full tiles, window_tiles_in_flight at a time: every lane's loads first, then the trees.
     constexpr int batch      = window_tiles_in_flight;
+    const offset_t window_at = begin + w * warp_threads * tile;
     const offset_t full_left = n / tile - w * warp_threads;
     const int full_in_window = full_left < in_window ? static_cast<int>(full_left) : in_window;
-    for (; k + batch <= full_in_window; k += batch)
+    if constexpr (sizeof(T) >= split_tile_trees_min_bytes)
     {
-      item v[batch][LaneItems];
-#pragma unroll
-      for (int u = 0; u < batch; ++u)
+      k = batched_tile_trees<window_tree_batch_tiles, batch, LaneItems, T>(first, window_at, k, full_in_window,
+                                                                           held_tile, op, lane);
+    }
+    else
+    {
+      for (; k + batch <= full_in_window; k += batch)
       {
-        load_lane<LaneItems>(first, begin + (w * warp_threads + k + u) * tile + offset_t{lane} * LaneItems, v[u]);
-      }
-      if constexpr (sizeof(T) >= split_tile_trees_min_bytes)
-      {
-        uninitialized<T> lane_values[batch];
+        item v[batch][LaneItems];
 #pragma unroll
         for (int u = 0; u < batch; ++u)
         {
-          lane_values[u].emplace(fold_lane<T>(v[u], op));
+          load_lane<LaneItems>(first, window_at + (k + u) * tile + offset_t{lane} * LaneItems, v[u]);
         }
-        const T mine = warp_reduce_tiles(lane_values, op, lane, k);
-        if (lane >= k && lane < k + batch)
-        {
-          held_tile.emplace(mine);
-        }
-      }
-      else
-      {
 #pragma unroll
         for (int u = 0; u < batch; ++u)
         {
