@@ -195,10 +195,13 @@ inline constexpr int split_tile_trees_min_bytes = 16;
 
 /// Full tiles whose trees window_node builds together for states of split_tile_trees_min_bytes or
 /// more (a power of two, a multiple of window_tiles_in_flight, at most a window): a lane combines
-/// Trees - 1 + 5 - log2(Trees) times for the batch, 1.125 times a tile at 8 against 2.5 at 2.
-/// rk::mean_var<float> at 2^26 (H200, µs, layer norm's rows of 4 tiles / batch norm's runs of 32):
-/// 2 tiles 96.7 / 110.6, 4 tiles 88.7 / 96.8, 8 tiles 88.8 / 95.7.
-inline constexpr int window_tree_batch_tiles = 8;
+/// Trees - 1 + 5 - log2(Trees) times for the batch, 1.5 times a tile at 4 against 2.5 at 2. Its
+/// states stay in registers across the whole kernel, so larger batches cost every row some
+/// occupancy. H200, 2^26 floats, µs: rk::mean_var over layer norm's rows of 4 tiles / batch norm's
+/// runs of 32 at 2, 4 and 8 tiles 96.7 / 110.6, 88.7 / 96.8, 88.8 / 95.7 (item by item), and with
+/// vector loads 80.0 / 87.6 at 4, 80.1 / 87.8 at 8; segmented arg_min's rows of 256 / 4096 floats
+/// (16-byte states, 40, 48 and 64 registers) 132.2 / 94.5, 137.7 / 90.4, 155.3 / 88.0.
+inline constexpr int window_tree_batch_tiles = 4;
 static_assert(window_tree_batch_tiles <= 32 && (window_tree_batch_tiles & (window_tree_batch_tiles - 1)) == 0
               && window_tree_batch_tiles % window_tiles_in_flight == 0);
 

@@ -176,12 +176,14 @@ template <class Input>
 struct vector_source
 {
   static constexpr bool vectorizable = false;
+  static constexpr bool positional   = false; ///< its transform reads each item's position (an index)
   using transform                    = no_transform;
 };
 template <class Item>
 struct vector_source<const Item*>
 {
   static constexpr bool vectorizable = is_vector_item_v<Item>;
+  static constexpr bool positional   = false;
   using transform                    = no_transform;
   __host__ __device__ static const Item* items(const Item* p)
   {
@@ -199,6 +201,7 @@ template <class Item, class Index>
 struct vector_source<indexed_input<const Item*, Index>>
 {
   static constexpr bool vectorizable = is_vector_item_v<Item>;
+  static constexpr bool positional   = true;
   using transform                    = with_position<std::remove_cv_t<Item>, Index>;
   __host__ __device__ static const Item* items(const indexed_input<const Item*, Index>& in)
   {
@@ -214,6 +217,7 @@ struct vector_source<transformed_input<Base, F, T>>
 {
   using inner                        = vector_source<Base>;
   static constexpr bool vectorizable = inner::vectorizable;
+  static constexpr bool positional   = inner::positional;
   using transform                    = then_transform<F, typename inner::transform, T>;
   __host__ __device__ static auto items(const transformed_input<Base, F, T>& in)
   {
