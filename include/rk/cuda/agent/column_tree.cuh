@@ -120,14 +120,14 @@ __device__ __forceinline__ T column_node(const Items& items, offset_t item_count
 template <class U>
 inline constexpr int column_vector_outputs = is_vector_item_v<U> && sizeof(U) <= 8 ? (sizeof(U) == 8 ? 2 : 4) : 1;
 
-/// column_node for V adjacent outputs at once, each item row of them read as one vector (`first`
-/// on the vector's alignment, `step` a multiple of V): each output's lane is then folded as
+/// The values of lane `lane` of V adjacent outputs, each item row of them read as one vector
+/// (`first` on the vector's alignment, `step` a multiple of V): each output's lane folded as
 /// column_node folds it (its items as the tree takes them, `value_of`: the item, or its transform
-/// as T; then fold_lane, or left to right for a short last lane), one counter per output.
+/// as T; then fold_lane, or left to right for a short last lane).
 template <int V, class T, class U, class ValueOf, class Op>
-__device__ __forceinline__ void column_nodes_vector(const U* first, offset_t step, const ValueOf& value_of,
-                                                    offset_t item_count, offset_t lane_begin, offset_t lane_end, Op& op,
-                                                    uninitialized<T> (&node)[V])
+__device__ __forceinline__ void column_lanes_vector(const U* first, offset_t step, const ValueOf& value_of,
+                                                    offset_t item_count, offset_t lane, Op& op,
+                                                    uninitialized<T> (&value)[V])
 {
   constexpr int lane_items = tile_lane_items<U>;
   using item               = std::remove_cv_t<std::remove_reference_t<decltype(value_of(*first))>>;
@@ -135,56 +135,81 @@ __device__ __forceinline__ void column_nodes_vector(const U* first, offset_t ste
   {
     U part[V];
   };
-  register_fold<T, column_max_run_level + 1> fold[V];
-  for (offset_t lane = lane_begin; lane < lane_end; ++lane)
+  const offset_t row  = lane * lane_items;
+  const offset_t left = item_count - row;
+  const int rows      = left < lane_items ? static_cast<int>(left) : lane_items;
+  row_vector v[lane_items];
+#pragma unroll
+  for (int i = 0; i < lane_items; ++i)
   {
-    const offset_t row  = lane * lane_items;
-    const offset_t left = item_count - row;
-    const int rows      = left < lane_items ? static_cast<int>(left) : lane_items;
-    row_vector v[lane_items];
-#pragma unroll
-    for (int i = 0; i < lane_items; ++i)
+    if (i < rows)
     {
-      if (i < rows)
-      {
-        v[i] = *reinterpret_cast<const row_vector*>(first + (row + i) * step);
-      }
-    }
-#pragma unroll
-    for (int c = 0; c < V; ++c)
-    {
-      item items[lane_items];
-#pragma unroll
-      for (int i = 0; i < lane_items; ++i)
-      {
-        if (i < rows)
-        {
-          items[i] = value_of(v[i].part[c]);
-        }
-      }
-      if (rows == lane_items)
-      {
-        fold[c].push(fold_lane<T>(items, op), op);
-      }
-      else
-      {
-        T acc(items[0]);
-#pragma unroll
-        for (int i = 1; i < lane_items; ++i)
-        {
-          if (i < rows)
-          {
-            acc = op(acc, static_cast<T>(items[i]));
-          }
-        }
-        fold[c].push(acc, op);
-      }
+      v[i] = *reinterpret_cast<const row_vector*>(first + (row + i) * step);
     }
   }
 #pragma unroll
   for (int c = 0; c < V; ++c)
   {
-    node[c].emplace(fold[c].finish(op));
+    item items[lane_items];
+#pragma unroll
+    for (int i = 0; i < lane_items; ++i)
+    {
+      if (i < rows)
+      {
+        items[i] = value_of(v[i].part[c]);
+      }
+    }
+    if (rows == lane_items)
+    {
+      value[c].emplace(fold_lane<T>(items, op));
+    }
+    else
+    {
+      T acc(items[0]);
+#pragma unroll
+      for (int i = 1; i < lane_items; ++i)
+      {
+        if (i < rows)
+        {
+          acc = op(acc, static_cast<T>(items[i]));
+        }
+      }
+      value[c].emplace(acc);
+    }
+  }
+}
+
+/// column_node for V adjacent outputs at once (column_lanes_vector reads each lane), one counter
+/// per output; with OneLane, outputs of at most one lane, whose node is that lane's value (the
+/// counters, sized for runs of 64 lanes, had 8 x 2^23 float columns issue 26 instructions an item
+/// at 112 registers).
+template <int V, bool OneLane, class T, class U, class ValueOf, class Op>
+__device__ __forceinline__ void column_nodes_vector(const U* first, offset_t step, const ValueOf& value_of,
+                                                    offset_t item_count, offset_t lane_begin, offset_t lane_end, Op& op,
+                                                    uninitialized<T> (&node)[V])
+{
+  if constexpr (OneLane)
+  {
+    column_lanes_vector<V, T>(first, step, value_of, item_count, lane_begin, op, node);
+  }
+  else
+  {
+    register_fold<T, column_max_run_level + 1> fold[V];
+    for (offset_t lane = lane_begin; lane < lane_end; ++lane)
+    {
+      uninitialized<T> value[V];
+      column_lanes_vector<V, T>(first, step, value_of, item_count, lane, op, value);
+#pragma unroll
+      for (int c = 0; c < V; ++c)
+      {
+        fold[c].push(value[c].value, op);
+      }
+    }
+#pragma unroll
+    for (int c = 0; c < V; ++c)
+    {
+      node[c].emplace(fold[c].finish(op));
+    }
   }
 }
 

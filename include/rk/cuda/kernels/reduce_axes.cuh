@@ -130,8 +130,9 @@ struct column_value<T, untransformed>
   }
 };
 
-/// V adjacent outputs per thread (column_vector_outputs, where the layout allows it; 1 otherwise).
-template <int V, class T, class U, class Transform, class Output, class Op>
+/// V adjacent outputs per thread (column_vector_outputs, where the layout allows it; 1 otherwise);
+/// OneLane where no output has more than one lane of items (then V > 1).
+template <int V, bool OneLane, class T, class U, class Transform, class Output, class Op>
 __global__ void __launch_bounds__(column_block_threads, column_nodes_min_blocks)
   column_nodes_kernel(const U* x, Transform transform, column_layout layout, column_grid grid, T* nodes, Output out,
                       T init, Op op)
@@ -158,8 +159,8 @@ __global__ void __launch_bounds__(column_block_threads, column_nodes_min_blocks)
     }
     else
     {
-      column_nodes_vector<V, T>(first, layout.step, column_value<T, Transform>{transform}, layout.items, at.run_begin,
-                                at.run_end, op, node);
+      column_nodes_vector<V, OneLane, T>(first, layout.step, column_value<T, Transform>{transform}, layout.items,
+                                         at.run_begin, at.run_end, op, node);
     }
   }
   const offset_t output = group * layout.columns + col;
