@@ -182,7 +182,7 @@ __device__ __forceinline__ void column_lanes_vector(const U* first, offset_t ste
 /// column_node for V adjacent outputs at once (column_lanes_vector reads each lane), one counter
 /// per output; with OneLane, outputs of at most one lane, whose node is that lane's value (the
 /// counters, sized for runs of 64 lanes, had 8 x 2^23 float columns issue 26 instructions an item
-/// at 112 registers).
+/// at 112 registers: 103.1 us, against 87.4 without them, H200).
 template <int V, bool OneLane, class T, class U, class ValueOf, class Op>
 __device__ __forceinline__ void column_nodes_vector(const U* first, offset_t step, const ValueOf& value_of,
                                                     offset_t item_count, offset_t lane_begin, offset_t lane_end, Op& op,
