@@ -31,9 +31,18 @@ public:
   template <class Op>
   __device__ __forceinline__ void push(T v, Op& op)
   {
+    push_node<0>(v, op);
+  }
+
+  /// Pushes the node over the next 2^Level values at once (the count so far a multiple of
+  /// 2^Level): what pushing them one by one would leave, for a fraction of the counter's work.
+  template <int Level, class Op>
+  __device__ __forceinline__ void push_node(T v, Op& op)
+  {
+    static_assert(Level >= 0 && Level < Levels, "a level of the counter");
     bool carry = true;
 #pragma unroll
-    for (int level = 0; level < Levels; ++level)
+    for (int level = Level; level < Levels; ++level)
     {
       if (carry)
       {
@@ -48,7 +57,7 @@ public:
         }
       }
     }
-    ++count_;
+    count_ += 1u << Level;
   }
 
   /// count >= 1: the pending values combined from the right, as pairwise_fold::finish.
@@ -81,28 +90,66 @@ private:
   unsigned count_ = 0;
 };
 
+/// The pairwise tree over v[0, count) (count <= N, N a power of two), with the right parts past
+/// `count` dropped as the tree's rule drops them: the same node as a binary counter fed v[0],
+/// ..., v[count - 1], left in v[0]. Unrolled, with no counter: a full batch costs its N - 1
+/// combines.
+template <int N, class T, class Op>
+__device__ __forceinline__ void pairwise_batch(uninitialized<T> (&v)[N], int count, Op& op)
+{
+  static_assert(N >= 1 && (N & (N - 1)) == 0, "a power of two");
+#pragma unroll
+  for (int step = 1; step < N; step *= 2)
+  {
+#pragma unroll
+    for (int i = 0; i + step < N; i += 2 * step)
+    {
+      if (i + step < count)
+      {
+        v[i].emplace(op(v[i].value, v[i + step].value));
+      }
+    }
+  }
+}
+
 /// The node over lanes [lane_begin, lane_end) of the `item_count` items of `items`. Full lanes go
-/// two at a time, all sixteen (for 4-byte items) loads issued before the first combine: a column's
-/// loads are a stride apart, and one lane's worth in flight per thread left the memory idle.
+/// column_group_lanes at a time: all their loads issued before the first combine (a column's
+/// loads are a stride apart, and one lane's worth in flight per thread left the memory idle), the
+/// group's lanes combined by an unrolled tree and pushed as one node (the counter's work once a
+/// group, not once a lane). Runs start on multiples of 2^column_min_run_level lanes, so a group
+/// is a node of the tree.
 template <class T, class Items, class Op>
 __device__ __forceinline__ T column_node(const Items& items, offset_t item_count, offset_t lane_begin,
                                          offset_t lane_end, Op& op)
 {
   using item                = std::remove_cv_t<iterator_item_t<Items>>;
   constexpr int lane_items  = tile_lane_items<tree_item_t<Items>>;
+  constexpr int group       = column_group_lanes;
+  constexpr int group_level = group == 1 ? 0 : group == 2 ? 1 : group == 4 ? 2 : 3;
+  static_assert(group == 1 << group_level && group <= (1 << column_min_run_level),
+                "a group of lanes is a node within a run");
   const offset_t full_lanes = item_count / lane_items;
-  const offset_t paired_end = lane_end < full_lanes ? lane_end : full_lanes;
+  const offset_t full_end   = lane_end < full_lanes ? lane_end : full_lanes;
   register_fold<T, column_max_run_level + 1> fold;
   offset_t lane = lane_begin;
   if constexpr (std::is_trivially_default_constructible_v<item>)
   {
-    for (; lane + 1 < paired_end; lane += 2)
+    for (; lane + group <= full_end; lane += group)
     {
-      item first[lane_items], second[lane_items];
-      load_lane<lane_items>(items, lane * lane_items, first);
-      load_lane<lane_items>(items, (lane + 1) * lane_items, second);
-      fold.push(fold_lane<T>(first, op), op);
-      fold.push(fold_lane<T>(second, op), op);
+      item v[group][lane_items];
+#pragma unroll
+      for (int g = 0; g < group; ++g)
+      {
+        load_lane<lane_items>(items, (lane + g) * lane_items, v[g]);
+      }
+      uninitialized<T> nodes[group];
+#pragma unroll
+      for (int g = 0; g < group; ++g)
+      {
+        nodes[g].emplace(fold_lane<T>(v[g], op));
+      }
+      pairwise_batch(nodes, group, op);
+      fold.template push_node<group_level>(nodes[0].value, op);
     }
   }
   for (; lane < lane_end; ++lane)
@@ -222,7 +269,9 @@ inline constexpr bool column_runs_fit = sizeof(T) * BlockThreads <= column_runs_
 /// (thread run * width + column holds its run's node; the runs with any lane, `busy_runs` of them,
 /// are a prefix) by the tree's pairwise rule: in step d = 1, 2, 4, ... run r (a multiple of 2d)
 /// takes run r + d when that run has lanes. Runs of 2^k aligned lanes thus give the node over
-/// runs * 2^k lanes, valid in the column's run-0 thread. Every thread of the block calls it.
+/// runs * 2^k lanes, valid in the column's run-0 thread. The steps whose partner is in the same
+/// warp (d * width < 32) are shuffles; only the others pass through shared memory, a barrier each.
+/// Every thread of the block calls it.
 template <int BlockThreads, class T, class Op>
 __device__ __forceinline__ T combine_column_runs(const T& mine, int width, int runs, int busy_runs, bool column_busy,
                                                  Op& op)
@@ -231,14 +280,29 @@ __device__ __forceinline__ T combine_column_runs(const T& mine, int width, int r
   T* slot       = reinterpret_cast<T*>(raw);
   const int t   = static_cast<int>(threadIdx.x);
   const int run = t / width;
-  if (column_busy && run < busy_runs)
+  const bool on = column_busy && run < busy_runs;
+  T value       = mine;
+  int d         = 1;
+  for (; d < runs && d * width < warp_threads; d *= 2)
   {
-    ::new (static_cast<void*>(slot + t)) T(mine);
+    const T right = shuffle_down(value, static_cast<unsigned>(d * width));
+    if (on && (run & (2 * d - 1)) == 0 && run + d < busy_runs)
+    {
+      value = op(value, right);
+    }
   }
-  for (int d = 1; d < runs; d *= 2)
+  if (d >= runs)
+  {
+    return value;
+  }
+  if (on && (run & (d - 1)) == 0)
+  {
+    ::new (static_cast<void*>(slot + t)) T(value);
+  }
+  for (; d < runs; d *= 2)
   {
     __syncthreads();
-    if (column_busy && run % (2 * d) == 0 && run + d < busy_runs)
+    if (on && (run & (2 * d - 1)) == 0 && run + d < busy_runs)
     {
       slot[t] = op(slot[t], slot[t + d * width]);
     }

@@ -13,6 +13,9 @@
 #include <rk/detail/axes_map.hpp>
 #include <rk/detail/input_adaptors.hpp>
 
+#include <cstddef>
+#include <cstdint>
+#include <new>
 #include <type_traits>
 
 namespace rk::detail
@@ -130,6 +133,38 @@ struct column_value<T, untransformed>
   }
 };
 
+/// op(init, value[c]) into out[output + c] for the V outputs of a thread. Into a plain array, on the
+/// vector's alignment, as one store of all V: stores of one output each wrote a quarter of each
+/// sector they touched (ncu, 8 x 2^23 float columns).
+template <int V, class T, class Output, class Op>
+__device__ __forceinline__ void write_column_outputs(Output out, offset_t output, const T& init,
+                                                     const uninitialized<T> (&value)[V], Op& op)
+{
+  constexpr std::size_t bytes = V * sizeof(T);
+  if constexpr (std::is_pointer_v<Output> && V > 1 && (bytes == 8 || bytes == 16))
+  {
+    using word = std::conditional_t<bytes == 16, uint4, uint2>;
+    if (reinterpret_cast<std::uintptr_t>(out + output) % bytes == 0)
+    {
+      alignas(word) unsigned char results[bytes];
+#pragma unroll
+      for (int c = 0; c < V; ++c)
+      {
+        ::new (static_cast<void*>(results + c * sizeof(T))) T(op(init, value[c].value));
+      }
+      word w;
+      __builtin_memcpy(&w, results, bytes);
+      *reinterpret_cast<word*>(out + output) = w;
+      return;
+    }
+  }
+#pragma unroll
+  for (int c = 0; c < V; ++c)
+  {
+    out[output + c] = op(init, value[c].value);
+  }
+}
+
 /// V adjacent outputs per thread (column_vector_outputs, where the layout allows it; 1 otherwise);
 /// OneLane where no output has more than one lane of items (then V > 1).
 template <int V, bool OneLane, class T, class U, class Transform, class Output, class Op>
@@ -164,19 +199,24 @@ __global__ void __launch_bounds__(column_block_threads, column_nodes_min_blocks)
     }
   }
   const offset_t output = group * layout.columns + col;
+  uninitialized<T> value[V];
 #pragma unroll
   for (int c = 0; c < V; ++c)
   {
-    const T value = block_column_node(grid.threads, at, column_busy, node[c].value, op);
-    if (column_busy && at.run == 0)
+    value[c].emplace(block_column_node(grid.threads, at, column_busy, node[c].value, op));
+  }
+  if (column_busy && at.run == 0)
+  {
+    if (grid.chunks == 1)
     {
-      if (grid.chunks == 1)
+      write_column_outputs(out, output, init, value, op);
+    }
+    else
+    {
+#pragma unroll
+      for (int c = 0; c < V; ++c)
       {
-        out[output + c] = op(init, value);
-      }
-      else
-      {
-        nodes[chunk * (layout.groups * layout.columns) + output + c] = value;
+        nodes[chunk * (layout.groups * layout.columns) + output + c] = value[c].value;
       }
     }
   }
@@ -212,13 +252,13 @@ __device__ __forceinline__ T fold_chunk_nodes(const T* nodes, offset_t outputs, 
   return fold.finish(op);
 }
 
-/// op(init, root) per output from its `chunks` chunk nodes (nodes[chunk * outputs + output]). A
-/// thread's run of chunk nodes of up to 8 bytes folds in registers where it is short enough (all
-/// but outputs of more than 2^14 chunks): pairwise_fold's levels in local memory had made the
-/// finish of a tall matrix's eight outputs, 2048 chunk nodes each, a 10.4 us chain of dependent
-/// instructions (ncu), and the register fold took float column sums of 8192 x 8192 from 82.0 to
-/// 71.8 us. Larger T keep the loop: rk::mean_var's 16-byte state through the unrolled counter
-/// took batch norm's axes from 172 to 188 us (H200, rk_perf_axes).
+/// op(init, root) per output from its `chunks` chunk nodes (nodes[chunk * outputs + output]). The
+/// finish is a short chain of dependent steps in a few blocks, so its instructions are its time: a
+/// thread's run of at most column_finish_batch nodes (every output of up to 2048 chunks) is loaded
+/// at once and combined by an unrolled tree (pairwise_batch), and the runs by shuffles where they
+/// share a warp. Longer runs fold batch by batch: through the register counter for T of up to 8
+/// bytes (pairwise_fold's levels in local memory had made a tall matrix's finish a 10.4 us chain,
+/// ncu), through pairwise_fold for larger T.
 template <class T, class Output, class Op>
 __global__ void __launch_bounds__(column_block_threads)
   column_finish_kernel(const T* nodes, offset_t outputs, offset_t chunks, column_threads threads, Output out, T init,
@@ -230,7 +270,22 @@ __global__ void __launch_bounds__(column_block_threads)
   uninitialized<T> node;
   if (column_busy && at.run < at.busy_runs)
   {
-    if (sizeof(T) <= 8 && threads.run_level <= column_max_run_level)
+    if (threads.run_level <= column_finish_batch_level)
+    {
+      const int count = static_cast<int>(at.run_end - at.run_begin);
+      uninitialized<T> batch[column_finish_batch];
+#pragma unroll
+      for (int i = 0; i < column_finish_batch; ++i)
+      {
+        if (i < count)
+        {
+          batch[i].emplace(nodes[(at.run_begin + i) * outputs + output]);
+        }
+      }
+      pairwise_batch(batch, count, op);
+      node.emplace(batch[0].value);
+    }
+    else if (sizeof(T) <= 8 && threads.run_level <= column_max_run_level)
     {
       register_fold<T, column_max_run_level + 1> fold;
       node.emplace(fold_chunk_nodes(nodes, outputs, output, at.run_begin, at.run_end, fold, op));
