@@ -173,34 +173,6 @@ struct axes_output
   }
 };
 
-/// One output's items where they lie a fixed step apart: item r at data[r * step].
-template <class U>
-struct strided_items : view_reader<U>
-{
-  using typename view_reader<U>::value_type;
-  using typename view_reader<U>::difference_type;
-
-  const value_type* data;
-  offset_t step;
-
-  RK_HOST_DEVICE value_type operator[](offset_t r) const
-  {
-    return data[r * step];
-  }
-  RK_HOST_DEVICE value_type operator*() const
-  {
-    return *data;
-  }
-  RK_HOST_DEVICE strided_items operator+(offset_t n) const
-  {
-    return {{}, data + n * step, step};
-  }
-  RK_HOST_DEVICE friend difference_type operator-(const strided_items& a, const strided_items& b)
-  {
-    return static_cast<difference_type>((a.data - b.data) / a.step);
-  }
-};
-
 /// What rk::reduce_axes reads: the view's elements, and what it does to each one first.
 template <class U, class Transform>
 struct axes_source

@@ -11,6 +11,7 @@
 #include <rk/cuda/primitives/lane_fold.cuh>
 #include <rk/cuda/primitives/load.cuh>
 #include <rk/cuda/tuning.cuh>
+#include <rk/detail/axes_map.hpp>
 #include <rk/detail/input_adaptors.hpp>
 #include <rk/detail/tree.hpp>
 
@@ -18,6 +19,35 @@
 
 namespace rk::detail
 {
+/// One output's items where they lie a fixed step apart: item r at data[r * step], each read with
+/// L2's line-wide fetch (load_fetching_line).
+template <class U>
+struct strided_column : view_reader<U>
+{
+  using typename view_reader<U>::value_type;
+  using typename view_reader<U>::difference_type;
+
+  const value_type* data;
+  offset_t step;
+
+  __device__ __forceinline__ value_type operator[](offset_t r) const
+  {
+    return load_fetching_line(data + r * step);
+  }
+  __device__ __forceinline__ value_type operator*() const
+  {
+    return load_fetching_line(data);
+  }
+  __device__ __forceinline__ strided_column operator+(offset_t n) const
+  {
+    return {{}, data + n * step, step};
+  }
+  __device__ __forceinline__ friend difference_type operator-(const strided_column& a, const strided_column& b)
+  {
+    return static_cast<difference_type>((a.data - b.data) / a.step);
+  }
+};
+
 /// The pairwise tree over up to 2^Levels - 1 values pushed in order: detail::pairwise_fold's
 /// binary counter (rk/detail/tree.hpp), with every level's slot named at compile time so that all
 /// of them stay in registers. pairwise_fold's 48 slots, indexed at run time, live in local memory,
@@ -161,9 +191,9 @@ __device__ __forceinline__ T column_node(const Items& items, offset_t item_count
   return fold.finish(op);
 }
 
-/// Adjacent outputs a column thread owns where x's rows can be read as vectors of them (one
-/// 16-byte load, or 8 bytes of 2-byte items, 4 of 1-byte ones, for four outputs' items of one row):
-/// four at most, so the four counters stay small.
+/// Adjacent outputs a column thread owns where every output is one lane and x's rows can be read as
+/// vectors of them (one 16-byte load, or 8 bytes of 2-byte items, 4 of 1-byte ones, for four
+/// outputs' items of one row).
 template <class U>
 inline constexpr int column_vector_outputs = is_vector_item_v<U> && sizeof(U) <= 8 ? (sizeof(U) == 8 ? 2 : 4) : 1;
 
@@ -222,40 +252,6 @@ __device__ __forceinline__ void column_lanes_vector(const U* first, offset_t ste
         }
       }
       value[c].emplace(acc);
-    }
-  }
-}
-
-/// column_node for V adjacent outputs at once (column_lanes_vector reads each lane), one counter
-/// per output; with OneLane, outputs of at most one lane, whose node is that lane's value (the
-/// counters, sized for runs of 64 lanes, had 8 x 2^23 float columns issue 26 instructions an item
-/// at 112 registers: 103.1 us, against 87.4 without them, H200).
-template <int V, bool OneLane, class T, class U, class ValueOf, class Op>
-__device__ __forceinline__ void column_nodes_vector(const U* first, offset_t step, const ValueOf& value_of,
-                                                    offset_t item_count, offset_t lane_begin, offset_t lane_end, Op& op,
-                                                    uninitialized<T> (&node)[V])
-{
-  if constexpr (OneLane)
-  {
-    column_lanes_vector<V, T>(first, step, value_of, item_count, lane_begin, op, node);
-  }
-  else
-  {
-    register_fold<T, column_max_run_level + 1> fold[V];
-    for (offset_t lane = lane_begin; lane < lane_end; ++lane)
-    {
-      uninitialized<T> value[V];
-      column_lanes_vector<V, T>(first, step, value_of, item_count, lane, op, value);
-#pragma unroll
-      for (int c = 0; c < V; ++c)
-      {
-        fold[c].push(value[c].value, op);
-      }
-    }
-#pragma unroll
-    for (int c = 0; c < V; ++c)
-    {
-      node[c].emplace(fold[c].finish(op));
     }
   }
 }

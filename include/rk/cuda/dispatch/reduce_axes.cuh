@@ -149,13 +149,12 @@ void run_columns(cudaStream_t stream, const device_facts& device, const axes_sou
   const offset_t outputs = layout.groups * layout.columns;
   const auto blocks      = static_cast<unsigned>(grid.column_tiles * layout.groups * grid.chunks);
   constexpr int vector   = column_vector_outputs<std::remove_cv_t<U>>;
-  auto nodes_kernel      = column_nodes_kernel<1, false, T, U, Transform, Output, Op>;
+  auto nodes_kernel      = column_nodes_kernel<1, T, U, Transform, Output, Op>;
   if constexpr (vector > 1)
   {
     if (grid.vector == vector)
     {
-      nodes_kernel = grid.lanes == 1 ? column_nodes_kernel<vector, true, T, U, Transform, Output, Op>
-                                     : column_nodes_kernel<vector, false, T, U, Transform, Output, Op>;
+      nodes_kernel = column_nodes_kernel<vector, T, U, Transform, Output, Op>;
     }
   }
   if (grid.chunks == 1)
