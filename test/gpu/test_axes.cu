@@ -122,6 +122,40 @@ RK_GPU_TEST_CASE("rk::reduce_axes (GPU policies): captured in a CUDA graph, a re
   cudaStreamDestroy(stream);
 }
 
+// A wide array's few rows (each output one lane): a thread reads four adjacent columns as one
+// vector and stores their four results as one, where out and x lie on the vector's grid. Every
+// offset of out and of x from that grid (element by element then) gives the same bits.
+RK_GPU_TEST_CASE("rk::reduce_axes (GPU policies): outputs of one lane, into an out and from an x off the vector's grid")
+{
+  const std::int64_t rows = 5, cols = 4100;
+  const std::vector<float> h = rk_test::spread_floats(rows * cols + 3, 7);
+  thrust::device_vector<float> d(h.begin(), h.end());
+  thrust::device_vector<float> o(static_cast<std::size_t>(cols + 3));
+  for (const int x_offset : {0, 1, 2})
+  {
+    const cuda::std::mdspan<const float, cuda::std::dextents<std::int64_t, 2>> xh(h.data() + x_offset, rows, cols);
+    std::vector<float> want(static_cast<std::size_t>(cols));
+    rk::reduce_axes(rk::host, xh, rk::axes{0}, cuda::std::mdspan(want.data(), cols), -0.25f);
+    const cuda::std::mdspan<const float, cuda::std::dextents<std::int64_t, 2>> x(
+      thrust::raw_pointer_cast(d.data()) + x_offset, rows, cols);
+    for (const int out_offset : {0, 1, 2, 3})
+    {
+      thrust::fill(o.begin(), o.end(), -1.0f);
+      rk::reduce_axes(rk::device, x, rk::axes{0},
+                      cuda::std::mdspan<float, cuda::std::dextents<std::int64_t, 1>>(
+                        thrust::raw_pointer_cast(o.data()) + out_offset, cols),
+                      -0.25f);
+      const std::vector<float> got(o.begin(), o.end());
+      CHECK_MESSAGE(std::equal(want.begin(), want.end(), got.begin() + out_offset, rk_test::bits_equal<float>),
+                    "x offset " << x_offset << ", out offset " << out_offset);
+      const bool outside_kept = std::all_of(got.begin(), got.begin() + out_offset, [](float v) { return v == -1.0f; })
+                             && std::all_of(got.begin() + out_offset + cols, got.end(),
+                                            [](float v) { return v == -1.0f; });
+      CHECK_MESSAGE(outside_kept, "nothing written outside out, out offset " << out_offset);
+    }
+  }
+}
+
 RK_GPU_TEST_CASE("rk::explain_axes (GPU policies): the engine that runs, after the call's own checks")
 {
   thrust::device_vector<float> d(64 * 1024), out(1024);
