@@ -336,10 +336,7 @@ inline constexpr std::size_t column_runs_shared_bytes = 16384;
 
 /// Chunk nodes a column finish thread loads before it combines them, and so the most it folds:
 /// the finish spreads an output's chunks over enough threads for one round of loads.
-inline constexpr int column_finish_batch       = 8;
-inline constexpr int column_finish_batch_level = 3;
-static_assert(column_finish_batch == 1 << column_finish_batch_level,
-              "column_finish_batch is 2^column_finish_batch_level");
+inline constexpr int column_finish_batch = 8;
 
 /// Levels of the column finish's per-thread binary counter over chunk nodes (2^47 of them).
 inline constexpr int column_fold_levels = 48;

@@ -15,6 +15,8 @@
 #include <rk/detail/input_adaptors.hpp>
 #include <rk/detail/tree.hpp>
 
+#include <cuda/std/bit>
+
 #include <type_traits>
 
 namespace rk::detail
@@ -155,9 +157,9 @@ __device__ __forceinline__ T column_node(const Items& items, offset_t item_count
   using item                = std::remove_cv_t<iterator_item_t<Items>>;
   constexpr int lane_items  = tile_lane_items<tree_item_t<Items>>;
   constexpr int group       = column_group_lanes;
-  constexpr int group_level = group == 1 ? 0 : group == 2 ? 1 : group == 4 ? 2 : 3;
+  constexpr int group_level = cuda::std::bit_width(static_cast<unsigned>(group)) - 1;
   static_assert(group == 1 << group_level && group <= (1 << column_min_run_level),
-                "a group of lanes is a node within a run");
+                "a group of lanes (a power of two) is a node within a run");
   const offset_t full_lanes = item_count / lane_items;
   const offset_t full_end   = lane_end < full_lanes ? lane_end : full_lanes;
   register_fold<T, column_max_run_level + 1> fold;

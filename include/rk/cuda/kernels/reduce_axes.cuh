@@ -13,6 +13,8 @@
 #include <rk/detail/axes_map.hpp>
 #include <rk/detail/input_adaptors.hpp>
 
+#include <cuda/std/bit>
+
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -225,28 +227,37 @@ __global__ void __launch_bounds__(column_block_threads, column_nodes_min_blocks)
   }
 }
 
-/// The node over chunk nodes [begin, end) of one output (nodes[chunk * outputs + output]) through
-/// `fold` (a pairwise counter), loading a batch of nodes before it combines them: one round trip
-/// per batch, not per node.
+/// Chunk nodes [first, first + count) of one output (nodes[chunk * outputs + output]), count at
+/// most column_finish_batch, all loaded before any is used: one round trip for the batch.
+template <class T>
+__device__ __forceinline__ void load_chunk_nodes(const T* nodes, offset_t outputs, offset_t output, offset_t first,
+                                                 int count, uninitialized<T> (&batch)[column_finish_batch])
+{
+#pragma unroll
+  for (int i = 0; i < column_finish_batch; ++i)
+  {
+    if (i < count)
+    {
+      batch[i].emplace(nodes[(first + i) * outputs + output]);
+    }
+  }
+}
+
+/// The node over chunk nodes [begin, end) of one output through `fold` (a pairwise counter), a
+/// batch of loads at a time.
 template <class T, class Fold, class Op>
 __device__ __forceinline__ T fold_chunk_nodes(const T* nodes, offset_t outputs, offset_t output, offset_t begin,
                                               offset_t end, Fold& fold, Op& op)
 {
   for (offset_t chunk = begin; chunk < end; chunk += column_finish_batch)
   {
+    const int count = end - chunk < column_finish_batch ? static_cast<int>(end - chunk) : column_finish_batch;
     uninitialized<T> batch[column_finish_batch];
+    load_chunk_nodes(nodes, outputs, output, chunk, count, batch);
 #pragma unroll
     for (int i = 0; i < column_finish_batch; ++i)
     {
-      if (chunk + i < end)
-      {
-        batch[i].emplace(nodes[(chunk + i) * outputs + output]);
-      }
-    }
-#pragma unroll
-    for (int i = 0; i < column_finish_batch; ++i)
-    {
-      if (chunk + i < end)
+      if (i < count)
       {
         fold.push(batch[i].value, op);
       }
@@ -273,18 +284,12 @@ __global__ void __launch_bounds__(column_block_threads)
   uninitialized<T> node;
   if (column_busy && at.run < at.busy_runs)
   {
-    if (threads.run_level <= column_finish_batch_level)
+    constexpr int batch_level = cuda::std::bit_width(static_cast<unsigned>(column_finish_batch)) - 1;
+    if (threads.run_level <= batch_level)
     {
       const int count = static_cast<int>(at.run_end - at.run_begin);
       uninitialized<T> batch[column_finish_batch];
-#pragma unroll
-      for (int i = 0; i < column_finish_batch; ++i)
-      {
-        if (i < count)
-        {
-          batch[i].emplace(nodes[(at.run_begin + i) * outputs + output]);
-        }
-      }
+      load_chunk_nodes(nodes, outputs, output, at.run_begin, count, batch);
       pairwise_batch(batch, count, op);
       node.emplace(batch[0].value);
     }
