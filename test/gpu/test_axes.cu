@@ -156,6 +156,63 @@ RK_GPU_TEST_CASE("rk::reduce_axes (GPU policies): outputs of one lane, into an o
   }
 }
 
+namespace
+{
+/// Sums over `axis` of a rows x cols matrix of spread values on every reproducible GPU policy,
+/// against rk::host's bits.
+template <class T>
+void check_matrix_sums(std::int64_t rows, std::int64_t cols, int axis, std::uint64_t seed)
+{
+  const std::vector<float> spread = rk_test::spread_floats(rows * cols, seed);
+  const std::vector<T> h(spread.begin(), spread.end());
+  thrust::device_vector<T> d(h.begin(), h.end());
+  const std::int64_t outputs = axis == 0 ? cols : rows;
+  thrust::device_vector<T> o(static_cast<std::size_t>(outputs));
+  const cuda::std::mdspan<const T, cuda::std::dextents<std::int64_t, 2>> xh(h.data(), rows, cols);
+  std::vector<T> want(static_cast<std::size_t>(outputs));
+  rk::reduce_axes(rk::host, xh, rk::axes{axis}, cuda::std::mdspan(want.data(), outputs), T(0.5));
+  const cuda::std::mdspan<const T, cuda::std::dextents<std::int64_t, 2>> x(thrust::raw_pointer_cast(d.data()), rows,
+                                                                           cols);
+  const cuda::std::mdspan<T, cuda::std::dextents<std::int64_t, 1>> out(thrust::raw_pointer_cast(o.data()), outputs);
+  const auto check = [&](const auto& policy, const char* name) {
+    thrust::fill(o.begin(), o.end(), T(-1));
+    rk::reduce_axes(policy, x, rk::axes{axis}, out, T(0.5));
+    const std::vector<T> got(o.begin(), o.end());
+    CHECK_MESSAGE(std::equal(got.begin(), got.end(), want.begin(), rk_test::bits_equal<T>),
+                  name << ", " << rows << " x " << cols << " over axis " << axis << ", " << sizeof(T) << "-byte items");
+  };
+  check(rk::device, "rk::device");
+  check(rk::two_pass, "rk::two_pass");
+  check(rk::single_pass, "rk::single_pass");
+}
+} // namespace
+
+// A tall matrix's few columns: so many chunks an output that each finish block takes one output,
+// whose chunk nodes the nodes kernel lays out output by output (read as vectors in full batches,
+// item by item in a short last one). On a 132-SM GPU the floats' 1,031 chunks fit the one-batch
+// finish; the doubles' 2,061 and the 2^24 + 3 rows' 2,049 take the long-run one. The sanitizers
+// run the first shape only.
+RK_GPU_TEST_CASE("rk::reduce_axes (GPU policies): a tall matrix's columns, its chunk nodes output by output")
+{
+  check_matrix_sums<float>((std::int64_t{1} << 21) + 12345, 3, 0, 11);
+  if (!rk_test::quick_mode())
+  {
+    check_matrix_sums<double>((std::int64_t{1} << 21) + 12345, 3, 0, 12);
+    check_matrix_sums<float>((std::int64_t{1} << 24) + 3, 2, 0, 13);
+  }
+}
+
+// A wide array's few rows, each output two lanes (the second short, or both full): a thread of
+// doubles reads two adjacent outputs as one vector a row and folds each output's two lanes in
+// order; floats of two lanes go an output a thread.
+RK_GPU_TEST_CASE("rk::reduce_axes (GPU policies): outputs of two lanes, read as vectors")
+{
+  check_matrix_sums<float>(13, 4100, 0, 31);
+  check_matrix_sums<float>(16, 4100, 0, 32);
+  check_matrix_sums<double>(7, 4100, 0, 33);
+  check_matrix_sums<double>(8, 4100, 0, 34);
+}
+
 RK_GPU_TEST_CASE("rk::explain_axes (GPU policies): the engine that runs, after the call's own checks")
 {
   thrust::device_vector<float> d(64 * 1024), out(1024);

@@ -199,6 +199,14 @@ __device__ __forceinline__ T column_node(const Items& items, offset_t item_count
 template <class U>
 inline constexpr int column_vector_outputs = is_vector_item_v<U> && sizeof(U) <= 8 ? (sizeof(U) == 8 ? 2 : 4) : 1;
 
+/// The most lanes each of those outputs may have: as many as keep a thread at four lanes' values,
+/// so two for 8-byte items, folded left to right (their pairwise node) within the thread's run.
+/// With one, 8 x 2^23 doubles (two lanes an output) ran an output a thread at 86 registers, 1.48x
+/// the probe; two lanes of each of two outputs, 1.00x (H200, rk_bench_axes).
+template <class U>
+inline constexpr int column_vector_lanes = column_vector_outputs<U> == 2 ? 2 : 1;
+static_assert(column_vector_lanes<double> <= (1 << column_min_run_level), "a vector thread's lanes are one run");
+
 /// The values of lane `lane` of V adjacent outputs, each item row of them read as one vector
 /// (`first` on the vector's alignment, `step` a multiple of V): each output's lane folded as
 /// column_node folds it (its items as the tree takes them, `value_of`: the item, or its transform
@@ -264,20 +272,18 @@ template <class T, int BlockThreads>
 inline constexpr bool column_runs_fit = sizeof(T) * BlockThreads <= column_runs_shared_bytes;
 
 /// Combines, for each of a block's `width` columns, the nodes of its `runs` adjacent runs of lanes
-/// (thread run * width + column holds its run's node; the runs with any lane, `busy_runs` of them,
-/// are a prefix) by the tree's pairwise rule: in step d = 1, 2, 4, ... run r (a multiple of 2d)
-/// takes run r + d when that run has lanes. Runs of 2^k aligned lanes thus give the node over
-/// runs * 2^k lanes, valid in the column's run-0 thread. The steps whose partner is in the same
-/// warp (d * width < 32) are shuffles; only the others pass through shared memory, a barrier each.
-/// Every thread of the block calls it.
+/// (thread run * width + column holds its run's node, `run` the calling thread's; the runs with any
+/// lane, `busy_runs` of them, are a prefix) by the tree's pairwise rule: in step d = 1, 2, 4, ... run r (a multiple of
+/// 2d) takes run r + d when that run has lanes. Runs of 2^k aligned lanes thus give the node over runs * 2^k lanes,
+/// valid in the column's run-0 thread. The steps whose partner is in the same warp (d * width < 32) are shuffles; only
+/// the others pass through shared memory, a barrier each. Every thread of the block calls it.
 template <int BlockThreads, class T, class Op>
-__device__ __forceinline__ T combine_column_runs(const T& mine, int width, int runs, int busy_runs, bool column_busy,
-                                                 Op& op)
+__device__ __forceinline__ T combine_column_runs(const T& mine, int width, int runs, int run, int busy_runs,
+                                                 bool column_busy, Op& op)
 {
   __shared__ alignas(T) unsigned char raw[BlockThreads * sizeof(T)];
   T* slot       = reinterpret_cast<T*>(raw);
   const int t   = static_cast<int>(threadIdx.x);
-  const int run = t / width;
   const bool on = column_busy && run < busy_runs;
   T value       = mine;
   int d         = 1;

@@ -21,6 +21,8 @@
 #include <rk/detail/integer.hpp>
 #include <rk/reduce_axes.hpp>
 
+#include <cuda/std/bit>
+
 #include <climits>
 #include <cstdint>
 #include <string>
@@ -90,12 +92,13 @@ bool plan_columns(const axes_plan& plan, const U* data, const device_facts& devi
   using item             = std::remove_cv_t<U>;
   constexpr int max_runs = column_runs_fit<T, column_block_threads> ? column_block_threads : 1;
   grid.lanes             = ceil_div(layout.items, offset_t{tile_lane_items<item>});
-  // Vectors only where each output is one lane (a wide array's few rows): there four outputs a
-  // thread read 16 bytes a load instead of 4, and 8 x 2^23 floats took 126 us instead of 146. For
-  // longer columns the four counters cost more occupancy than the wide loads gain (8192 x 8192:
-  // 150 us against 112; H100, rk_perf_axes).
-  grid.vector =
-    grid.lanes == 1 && columns_as_vectors(layout, data, column_vector_outputs<item>) ? column_vector_outputs<item> : 1;
+  // Vectors only where each output has at most column_vector_lanes lanes (a wide array's few rows):
+  // there four outputs a thread read 16 bytes a load instead of 4, and 8 x 2^23 floats took 126 us
+  // instead of 146. For longer columns the four counters cost more occupancy than the wide loads
+  // gain (8192 x 8192: 150 us against 112; H100, rk_perf_axes).
+  grid.vector = grid.lanes <= column_vector_lanes<item> && columns_as_vectors(layout, data, column_vector_outputs<item>)
+                ? column_vector_outputs<item>
+                : 1;
   const offset_t threads_across = ceil_div(layout.columns, offset_t{grid.vector});
   offset_t width                = 1;
   while (width < threads_across && width < column_block_threads)
@@ -128,18 +131,38 @@ column_threads finish_threads(offset_t chunks)
   return threads;
 }
 
-/// Enqueues op(init, root) per output from its `chunks` nodes (nodes[chunk * outputs + output]):
+/// Where the column nodes kernel leaves its chunk nodes for the finish: output-major where a
+/// chunk-major read would use less than half of each 32-byte sector the finish's warps fetch (a
+/// warp spans width outputs, so width * sizeof(T) bytes of a sector), chunk-major otherwise, where
+/// the nodes kernel's stores of adjacent outputs stay whole sectors. Float column sums, the nodes
+/// kernel and the finish (H200, CUDA events): one output a finish block (2^23 x 8 to 2^18 x 256)
+/// 70.8-73.4 us chunk-major against 69.8-72.3 output-major; four (65536 x 1024) 71.2 against 72.3;
+/// 32 (8192 x 8192) 69.7 against 74.0.
+template <class T>
+chunk_node_layout chunk_nodes_for(offset_t outputs, offset_t chunks)
+{
+  if (static_cast<std::size_t>(finish_threads<T>(chunks).width) * sizeof(T) < 16)
+  {
+    return {1, ceil_div(chunks, offset_t{column_finish_batch}) * column_finish_batch};
+  }
+  return {outputs, 1};
+}
+
+/// Enqueues op(init, root) per output from its `chunks` nodes (nodes[node_at.at(output, chunk)]):
 /// the column engine's chunk nodes, or the runs route's run nodes. An ordinary launch: starting
 /// the finish early (programmatic dependent launch) took room from the nodes kernel's last wave
 /// and cost 4-12 % (H200, rk_perf_axes: 2^20 x 64 86.2 against 77.4 us, 8192 x 8192 85.6 against
 /// 82.0).
 template <class T, class Output, class Op>
-void enqueue_column_finish(cudaStream_t stream, const T* nodes, offset_t outputs, offset_t chunks, Output out,
-                           const T& init, const Op& op)
+void enqueue_column_finish(cudaStream_t stream, const T* nodes, chunk_node_layout node_at, offset_t outputs,
+                           offset_t chunks, Output out, const T& init, const Op& op)
 {
   const column_threads finish = finish_threads<T>(chunks);
-  launch_kernel(column_finish_kernel<T, Output, Op>, static_cast<unsigned>(ceil_div(outputs, offset_t{finish.width})),
-                column_block_threads, stream, "rk::reduce_axes", nodes, outputs, chunks, finish, out, init, op);
+  constexpr int batch_level   = cuda::std::bit_width(static_cast<unsigned>(column_finish_batch)) - 1;
+  const auto kernel           = finish.run_level <= batch_level ? column_finish_kernel<T, Output, Op>
+                                                                : column_finish_long_kernel<T, Output, Op>;
+  launch_kernel(kernel, static_cast<unsigned>(ceil_div(outputs, offset_t{finish.width})), column_block_threads, stream,
+                "rk::reduce_axes", nodes, node_at, outputs, chunks, finish, out, init, op);
 }
 
 template <class T, class U, class Transform, class Output, class Op>
@@ -160,15 +183,17 @@ void run_columns(cudaStream_t stream, const device_facts& device, const axes_sou
   if (grid.chunks == 1)
   {
     launch_kernel(nodes_kernel, blocks, column_block_threads, stream, "rk::reduce_axes", source.data, source.transform,
-                  layout, grid, static_cast<T*>(nullptr), out, init, op);
+                  layout, grid, static_cast<T*>(nullptr), chunk_node_layout{}, out, init, op);
     return;
   }
-  scratch_lease scratch = lease_scratch(device.ordinal, stream, 0, sizeof(T),
-                                        static_cast<std::size_t>(grid.chunks * outputs) * sizeof(T));
-  T* nodes              = static_cast<T*>(scratch.partials);
+  const chunk_node_layout node_at = chunk_nodes_for<T>(outputs, grid.chunks);
+  scratch_lease scratch =
+    lease_scratch(device.ordinal, stream, 0, sizeof(T),
+                  static_cast<std::size_t>(node_at.at(outputs - 1, grid.chunks - 1) + 1) * sizeof(T));
+  T* nodes = static_cast<T*>(scratch.partials);
   launch_kernel(nodes_kernel, blocks, column_block_threads, stream, "rk::reduce_axes", source.data, source.transform,
-                layout, grid, nodes, out, init, op);
-  enqueue_column_finish(stream, static_cast<const T*>(nodes), outputs, grid.chunks, out, init, op);
+                layout, grid, nodes, node_at, out, init, op);
+  enqueue_column_finish(stream, static_cast<const T*>(nodes), node_at, outputs, grid.chunks, out, init, op);
   scratch.close();
 }
 
@@ -200,7 +225,8 @@ void run_runs(cudaStream_t stream, const device_facts& device, const axes_source
     T* nodes                      = static_cast<T*>(scratch.partials);
     rows.enqueue(input, nodes, no_segment_init{}, op, static_cast<unsigned char*>(scratch.partials) + nodes_bytes,
                  scratch.counters, stream);
-    enqueue_column_finish(stream, static_cast<const T*>(nodes), plan.outputs, layout.runs, out, init, op);
+    enqueue_column_finish(stream, static_cast<const T*>(nodes), chunk_node_layout{plan.outputs, 1}, plan.outputs,
+                          layout.runs, out, init, op);
     scratch.close();
   });
 }

@@ -9,6 +9,7 @@
 // Narrow outputs (a tall matrix's few columns) thus get many threads each, wide ones one.
 
 #include <rk/cuda/agent/column_tree.cuh>
+#include <rk/cuda/primitives/load.cuh>
 #include <rk/cuda/tuning.cuh>
 #include <rk/detail/axes_map.hpp>
 #include <rk/detail/input_adaptors.hpp>
@@ -31,14 +32,13 @@ struct column_threads
   int runs;
   int run_level;
 
+  RK_HOST_DEVICE constexpr int width_level() const
+  {
+    return cuda::std::countr_zero(static_cast<unsigned>(width));
+  }
   RK_HOST_DEVICE constexpr int runs_level() const
   {
-    int l = 0;
-    while ((1 << l) < runs)
-    {
-      ++l;
-    }
-    return l;
+    return cuda::std::countr_zero(static_cast<unsigned>(runs));
   }
   /// Leaves one block combines per output: 2^(run_level + log2 runs).
   RK_HOST_DEVICE constexpr int block_level() const
@@ -57,6 +57,22 @@ struct column_grid
   offset_t column_tiles; ///< ceil(columns / (width * vector))
   offset_t lanes;        ///< lanes of each output
   offset_t chunks;       ///< chunks of each output
+};
+
+/// Where output o's chunk node c lies in the finish's scratch: nodes[c * chunk_step + o * output_step].
+/// Chunk-major (chunk_step = outputs, output_step = 1) where a warp of the finish reads adjacent
+/// outputs, so each of its loads is one run; output-major (chunk_step = 1, output_step the chunks
+/// rounded up to column_finish_batch) where a warp reads runs of a few outputs' chunks, so each
+/// thread's batch is one run of bytes, read as 16-byte vectors (column_finish_kernel).
+struct chunk_node_layout
+{
+  offset_t chunk_step;
+  offset_t output_step;
+
+  RK_HOST_DEVICE constexpr offset_t at(offset_t output, offset_t chunk) const
+  {
+    return chunk * chunk_step + output * output_step;
+  }
 };
 
 /// The items of one output: x's, a step apart, under the call's transform.
@@ -86,13 +102,16 @@ struct column_place
 __device__ __forceinline__ column_place place_in_block(const column_threads& threads, offset_t first_leaf,
                                                        offset_t leaves)
 {
-  const int run           = static_cast<int>(threadIdx.x) / threads.width;
+  // Shifts, not divisions: every extent here is a power of two, and the finish is short enough
+  // that a division's chain before its first load shows.
+  const int run           = static_cast<int>(threadIdx.x) >> threads.width_level();
   const offset_t in_block = leaves - first_leaf;
   const offset_t block    = offset_t{1} << threads.block_level();
   const offset_t held     = in_block < block ? in_block : block;
+  const offset_t run_mask = (offset_t{1} << threads.run_level) - 1;
   const offset_t begin    = first_leaf + (offset_t{run} << threads.run_level);
-  const offset_t end      = begin + (offset_t{1} << threads.run_level);
-  return {run, static_cast<int>(ceil_div(held, offset_t{1} << threads.run_level)), begin, end < leaves ? end : leaves};
+  const offset_t end      = begin + run_mask + 1;
+  return {run, static_cast<int>((held + run_mask) >> threads.run_level), begin, end < leaves ? end : leaves};
 }
 
 /// The block's node per output from its threads' run nodes (`mine`, valid where the thread's run
@@ -105,15 +124,16 @@ __device__ __forceinline__ T block_column_node(const column_threads& threads, co
   {
     if (threads.runs > 1)
     {
-      return combine_column_runs<column_block_threads>(mine, threads.width, threads.runs, at.busy_runs, column_busy,
-                                                       op);
+      return combine_column_runs<column_block_threads>(mine, threads.width, threads.runs, at.run, at.busy_runs,
+                                                       column_busy, op);
     }
   }
   return mine;
 }
 
-/// What the tree combines for an item of x: the item, or its transform as T (as transformed_input
-/// reads it).
+/// What the tree combines for an item of x: the item, or its transform as T, settled as
+/// transformed_input settles it (unsettled, nvcc fused a square's multiply into the sum's add in
+/// the vector path's short-lane fold: other bits than rk::host's).
 template <class T, class Transform>
 struct column_value
 {
@@ -121,7 +141,7 @@ struct column_value
   template <class U>
   __device__ __forceinline__ T operator()(const U& u) const
   {
-    return static_cast<T>(transform(u));
+    return settled(static_cast<T>(transform(u)));
   }
 };
 template <class T>
@@ -168,14 +188,14 @@ __device__ __forceinline__ void write_column_outputs(Output out, offset_t output
 }
 
 /// V adjacent outputs per thread (column_vector_outputs, where the layout allows it and no output
-/// has more than one lane of items; 1 otherwise). With V > 1 an output's node is its one lane's
-/// value (column_lanes_vector), with no counter: counters sized for runs of 64 lanes had 8 x 2^23
-/// float columns issue 26 instructions an item at 112 registers (103.1 us, against 87.4 without
-/// them, H200).
+/// has more than column_vector_lanes lanes of items; 1 otherwise). With V > 1 an output's node is
+/// its lanes' values (column_lanes_vector) folded in order, with no counter: counters sized for
+/// runs of 64 lanes had 8 x 2^23 float columns issue 26 instructions an item at 112 registers
+/// (103.1 us, against 87.4 without them, H200).
 template <int V, class T, class U, class Transform, class Output, class Op>
 __global__ void __launch_bounds__(column_block_threads, column_nodes_min_blocks)
-  column_nodes_kernel(const U* x, Transform transform, column_layout layout, column_grid grid, T* nodes, Output out,
-                      T init, Op op)
+  column_nodes_kernel(const U* x, Transform transform, column_layout layout, column_grid grid, T* nodes,
+                      chunk_node_layout node_at, Output out, T init, Op op)
 {
   // 32-bit divisions: the grid has fewer than 2^31 blocks (plan_columns), so each factor fits.
   const unsigned block   = blockIdx.x;
@@ -185,7 +205,7 @@ __global__ void __launch_bounds__(column_block_threads, column_nodes_min_blocks)
   const unsigned rest    = block / tiles;
   const offset_t group   = rest % groups;
   const offset_t chunk   = rest / groups;
-  const offset_t col     = (tile * grid.threads.width + static_cast<int>(threadIdx.x) % grid.threads.width) * V;
+  const offset_t col     = (tile * grid.threads.width + (static_cast<int>(threadIdx.x) & (grid.threads.width - 1))) * V;
   const bool column_busy = col < layout.columns;
   const column_place at  = place_in_block(grid.threads, chunk << grid.threads.block_level(), grid.lanes);
   uninitialized<T> node[V];
@@ -199,8 +219,27 @@ __global__ void __launch_bounds__(column_block_threads, column_nodes_min_blocks)
     }
     else
     {
+      // At most column_vector_lanes lanes an output, all in this run: two lanes folded left to right
+      // are their pairwise node.
+      constexpr int lanes = column_vector_lanes<std::remove_cv_t<U>>;
+      static_assert(lanes >= 1 && lanes <= 2, "a left fold of the lanes is their node");
       column_lanes_vector<V, T>(first, layout.step, column_value<T, Transform>{transform}, layout.items, at.run_begin,
                                 op, node);
+#pragma unroll
+      for (int l = 1; l < lanes; ++l)
+      {
+        if (at.run_begin + l < at.run_end)
+        {
+          uninitialized<T> right[V];
+          column_lanes_vector<V, T>(first, layout.step, column_value<T, Transform>{transform}, layout.items,
+                                    at.run_begin + l, op, right);
+#pragma unroll
+          for (int c = 0; c < V; ++c)
+          {
+            node[c].emplace(op(node[c].value, right[c].value));
+          }
+        }
+      }
     }
   }
   const offset_t output = group * layout.columns + col;
@@ -221,24 +260,48 @@ __global__ void __launch_bounds__(column_block_threads, column_nodes_min_blocks)
 #pragma unroll
       for (int c = 0; c < V; ++c)
       {
-        nodes[chunk * (layout.groups * layout.columns) + output + c] = value[c].value;
+        nodes[node_at.at(output + c, chunk)] = value[c].value;
       }
     }
   }
 }
 
-/// Chunk nodes [first, first + count) of one output (nodes[chunk * outputs + output]), count at
-/// most column_finish_batch, all loaded before any is used: one round trip for the batch.
+/// Chunk nodes [first, first + count) of one output, count at most column_finish_batch, all loaded
+/// before any is used: one round trip for the batch. A full batch that is one aligned run of bytes
+/// (output-major nodes) is read as 16-byte vectors.
 template <class T>
-__device__ __forceinline__ void load_chunk_nodes(const T* nodes, offset_t outputs, offset_t output, offset_t first,
-                                                 int count, uninitialized<T> (&batch)[column_finish_batch])
+__device__ __forceinline__ void load_chunk_nodes(const T* nodes, chunk_node_layout node_at, offset_t output,
+                                                 offset_t first, int count,
+                                                 uninitialized<T> (&batch)[column_finish_batch])
 {
+  const T* run                = nodes + node_at.at(output, first);
+  constexpr std::size_t bytes = column_finish_batch * sizeof(T);
+  if constexpr (bytes % vector_bytes == 0)
+  {
+    if (node_at.chunk_step == 1 && count == column_finish_batch
+        && reinterpret_cast<std::uintptr_t>(run) % vector_bytes == 0)
+    {
+      alignas(T) unsigned char raw[bytes];
+#pragma unroll
+      for (std::size_t w = 0; w < bytes / vector_bytes; ++w)
+      {
+        const uint4 word = reinterpret_cast<const uint4*>(run)[w];
+        __builtin_memcpy(raw + w * vector_bytes, &word, vector_bytes);
+      }
+#pragma unroll
+      for (int i = 0; i < column_finish_batch; ++i)
+      {
+        batch[i].emplace(*reinterpret_cast<const T*>(raw + i * sizeof(T)));
+      }
+      return;
+    }
+  }
 #pragma unroll
   for (int i = 0; i < column_finish_batch; ++i)
   {
     if (i < count)
     {
-      batch[i].emplace(nodes[(first + i) * outputs + output]);
+      batch[i].emplace(run[i * node_at.chunk_step]);
     }
   }
 }
@@ -246,14 +309,14 @@ __device__ __forceinline__ void load_chunk_nodes(const T* nodes, offset_t output
 /// The node over chunk nodes [begin, end) of one output through `fold` (a pairwise counter), a
 /// batch of loads at a time.
 template <class T, class Fold, class Op>
-__device__ __forceinline__ T fold_chunk_nodes(const T* nodes, offset_t outputs, offset_t output, offset_t begin,
-                                              offset_t end, Fold& fold, Op& op)
+__device__ __forceinline__ T fold_chunk_nodes(const T* nodes, chunk_node_layout node_at, offset_t output,
+                                              offset_t begin, offset_t end, Fold& fold, Op& op)
 {
   for (offset_t chunk = begin; chunk < end; chunk += column_finish_batch)
   {
     const int count = end - chunk < column_finish_batch ? static_cast<int>(end - chunk) : column_finish_batch;
     uninitialized<T> batch[column_finish_batch];
-    load_chunk_nodes(nodes, outputs, output, chunk, count, batch);
+    load_chunk_nodes(nodes, node_at, output, chunk, count, batch);
 #pragma unroll
     for (int i = 0; i < column_finish_batch; ++i)
     {
@@ -266,48 +329,68 @@ __device__ __forceinline__ T fold_chunk_nodes(const T* nodes, offset_t outputs, 
   return fold.finish(op);
 }
 
-/// op(init, root) per output from its `chunks` chunk nodes (nodes[chunk * outputs + output]). The
-/// finish is a short chain of dependent steps in a few blocks, so its instructions are its time: a
-/// thread's run of at most column_finish_batch nodes (every output of up to 2048 chunks) is loaded
-/// at once and combined by an unrolled tree (pairwise_batch), and the runs by shuffles where they
-/// share a warp. Longer runs fold batch by batch: through the register counter for T of up to 8
-/// bytes (pairwise_fold's levels in local memory had made a tall matrix's finish a 10.4 us chain,
-/// ncu), through pairwise_fold for larger T.
-template <class T, class Output, class Op>
-__global__ void __launch_bounds__(column_block_threads)
-  column_finish_kernel(const T* nodes, offset_t outputs, offset_t chunks, column_threads threads, Output out, T init,
-                       Op op)
+/// The finish's body: op(init, root) per output from its `chunks` chunk nodes
+/// (nodes[node_at.at(output, chunk)]), each thread's run of them folded by `fold_run(output,
+/// place)` and the runs combined in the block.
+template <class T, class Output, class Op, class FoldRun>
+__device__ __forceinline__ void finish_columns(offset_t outputs, offset_t chunks, const column_threads& threads,
+                                               Output out, const T& init, Op& op, FoldRun fold_run)
 {
-  const offset_t output  = offset_t{blockIdx.x} * threads.width + static_cast<int>(threadIdx.x) % threads.width;
+  const offset_t output = (offset_t{blockIdx.x} << threads.width_level())
+                        + (static_cast<int>(threadIdx.x) & (threads.width - 1));
   const bool column_busy = output < outputs;
   const column_place at  = place_in_block(threads, 0, chunks);
   uninitialized<T> node;
   if (column_busy && at.run < at.busy_runs)
   {
-    constexpr int batch_level = cuda::std::bit_width(static_cast<unsigned>(column_finish_batch)) - 1;
-    if (threads.run_level <= batch_level)
-    {
-      const int count = static_cast<int>(at.run_end - at.run_begin);
-      uninitialized<T> batch[column_finish_batch];
-      load_chunk_nodes(nodes, outputs, output, at.run_begin, count, batch);
-      pairwise_batch(batch, count, op);
-      node.emplace(batch[0].value);
-    }
-    else if (sizeof(T) <= 8 && threads.run_level <= column_max_run_level)
-    {
-      register_fold<T, column_max_run_level + 1> fold;
-      node.emplace(fold_chunk_nodes(nodes, outputs, output, at.run_begin, at.run_end, fold, op));
-    }
-    else
-    {
-      pairwise_fold<T, column_fold_levels> fold;
-      node.emplace(fold_chunk_nodes(nodes, outputs, output, at.run_begin, at.run_end, fold, op));
-    }
+    node.emplace(fold_run(output, at));
   }
   const T value = block_column_node(threads, at, column_busy, node.value, op);
   if (column_busy && at.run == 0)
   {
     out[output] = op(init, value);
   }
+}
+
+/// The finish where each thread's run is at most column_finish_batch nodes (every output of up to
+/// 2,048 chunks): loaded at once and combined by an unrolled tree (pairwise_batch). The finish is
+/// a short chain of dependent steps in a few blocks, so its instructions are its time: this path
+/// is a kernel of its own (224 SASS instructions for float sums, against 2,856 with the long-run
+/// paths beside it) and every extent a shift (place_in_block). With both, 2^23 x 8 float column
+/// sums took 69.9-70.2 us against 71.4-71.6 (H200, CUDA events).
+template <class T, class Output, class Op>
+__global__ void __launch_bounds__(column_block_threads)
+  column_finish_kernel(const T* nodes, chunk_node_layout node_at, offset_t outputs, offset_t chunks,
+                       column_threads threads, Output out, T init, Op op)
+{
+  finish_columns(outputs, chunks, threads, out, init, op, [&](offset_t output, const column_place& at) {
+    const int count = static_cast<int>(at.run_end - at.run_begin);
+    uninitialized<T> batch[column_finish_batch];
+    load_chunk_nodes(nodes, node_at, output, at.run_begin, count, batch);
+    pairwise_batch(batch, count, op);
+    return batch[0].value;
+  });
+}
+
+/// The finish where runs are longer: batch by batch, through the register counter for T of up to 8
+/// bytes (pairwise_fold's levels in local memory had made a tall matrix's finish a 10.4 us chain,
+/// ncu), through pairwise_fold for larger T.
+template <class T, class Output, class Op>
+__global__ void __launch_bounds__(column_block_threads)
+  column_finish_long_kernel(const T* nodes, chunk_node_layout node_at, offset_t outputs, offset_t chunks,
+                            column_threads threads, Output out, T init, Op op)
+{
+  finish_columns(outputs, chunks, threads, out, init, op, [&](offset_t output, const column_place& at) {
+    if constexpr (sizeof(T) <= 8)
+    {
+      if (threads.run_level <= column_max_run_level)
+      {
+        register_fold<T, column_max_run_level + 1> fold;
+        return fold_chunk_nodes(nodes, node_at, output, at.run_begin, at.run_end, fold, op);
+      }
+    }
+    pairwise_fold<T, column_fold_levels> fold;
+    return fold_chunk_nodes(nodes, node_at, output, at.run_begin, at.run_end, fold, op);
+  });
 }
 } // namespace rk::detail
