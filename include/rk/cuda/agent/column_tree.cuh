@@ -273,10 +273,11 @@ inline constexpr bool column_runs_fit = sizeof(T) * BlockThreads <= column_runs_
 
 /// Combines, for each of a block's `width` columns, the nodes of its `runs` adjacent runs of lanes
 /// (thread run * width + column holds its run's node, `run` the calling thread's; the runs with any
-/// lane, `busy_runs` of them, are a prefix) by the tree's pairwise rule: in step d = 1, 2, 4, ... run r (a multiple of
-/// 2d) takes run r + d when that run has lanes. Runs of 2^k aligned lanes thus give the node over runs * 2^k lanes,
-/// valid in the column's run-0 thread. The steps whose partner is in the same warp (d * width < 32) are shuffles; only
-/// the others pass through shared memory, a barrier each. Every thread of the block calls it.
+/// lane, `busy_runs` of them, are a prefix) by the tree's pairwise rule: in step d = 1, 2, 4, ...
+/// run r (a multiple of 2d) takes run r + d when that run has lanes. Runs of 2^k aligned lanes thus
+/// give the node over runs * 2^k lanes, valid in the column's run-0 thread. The steps whose partner
+/// is in the same warp (d * width < 32) are shuffles; only the others pass through shared memory, a
+/// barrier each. Every thread of the block calls it.
 template <int BlockThreads, class T, class Op>
 __device__ __forceinline__ T combine_column_runs(const T& mine, int width, int runs, int run, int busy_runs,
                                                  bool column_busy, Op& op)
