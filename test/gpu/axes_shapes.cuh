@@ -28,6 +28,15 @@ void axes_shapes(const H& h)
   // Runs of 64 float tiles (128 of int64), longer than a window: the row engine splits each run
   // into parts that its last block joins.
   rk_test::axes_properties_for_shape<3>(h, {3, 2, 16384}, {{0, 2}, {0, 1, 2}});
+  // Runs of an output's items a step apart, whole nodes of its tree, side by side in x (layout_left
+  // over axes 0 and 2; a block's columns combined where they are consecutive runs: into out itself
+  // for (33, 5, 64), over three blocks an output for (300, 3, 64), after the runs of another axis
+  // for (3, 512, 5, 64) stored axis 1 innermost), and runs too long for one chunk each.
+  rk_test::axes_properties_for_shape<3>(h, {33, 5, 64}, {{0, 2}, {0, 1, 2}, {1}});
+  rk_test::axes_properties_for_shape<3>(h, {300, 3, 64}, {{0, 2}, {2, 0, 1}});
+  rk_test::axes_properties_for_view(h, rk_test::view_shape<4>::stored_in({3, 512, 5, 64}, {3, 2, 0, 1}),
+                                    {{0, 1, 3}, {1, 3}, {0, 1, 2, 3}});
+  rk_test::axes_properties_for_shape<3>(h, {8, 3, rk_test::quick_mode() ? 32768 : 65536}, {{0, 2}});
   rk_test::axes_properties_for_shape<3>(h, {5, 0, 3});
   rk_test::axes_properties_for_shape<4>(h, {2, 3, 1, 33});
   rk_test::axes_properties_for_shape<8>(h, {2, 1, 3, 2, 1, 2, 3, 2}, {{7}, {3, 5}, {6, 4, 2, 0}});

@@ -235,6 +235,11 @@ RK_GPU_TEST_CASE("rk::explain_axes (GPU policies): the engine that runs, after t
   const rk::explanation mapped = rk::explain_axes(rk::two_pass, x3b, rk::axes{2, 0}, cuda::std::mdspan(o, 16), 0.0f);
   CHECK(mapped.backend == "two_pass");
   CHECK(mapped.reason.find("index map") != std::string::npos);
+  const cuda::std::mdspan<const float, cuda::std::dextents<int, 3>, cuda::std::layout_left> left(
+    thrust::raw_pointer_cast(d.data()), 4, 16, 1024);
+  const rk::explanation left_runs = rk::explain_axes(rk::device, left, rk::axes{0, 2}, cuda::std::mdspan(o, 16), 0.0f);
+  CHECK(left_runs.backend == "columns");
+  CHECK(left_runs.reason.find("over runs") != std::string::npos);
   using strided = cuda::std::layout_stride::mapping<cuda::std::dextents<int, 1>>;
   const cuda::std::mdspan<int, cuda::std::dextents<int, 1>, cuda::std::layout_stride> gapped(
     reinterpret_cast<int*>(o), strided(cuda::std::dextents<int, 1>(64), cuda::std::array<int, 1>{2}));

@@ -71,6 +71,21 @@ struct view_shape
     }
     storage = empty ? 1 : storage;
   }
+  /// A layout_stride view with no gaps whose axes are stored in `order` (outermost first).
+  static view_shape stored_in(std::array<std::int64_t, R> e, std::array<std::size_t, R> order)
+  {
+    view_shape s;
+    s.extent          = e;
+    s.layout          = view_layout::strided;
+    std::int64_t step = 1;
+    for (std::size_t k = R; k-- > 0;)
+    {
+      s.stride[order[k]] = step;
+      step *= e[order[k]];
+    }
+    s.storage = step > 0 ? step : 1;
+    return s;
+  }
   std::int64_t items() const
   {
     std::int64_t n = 1;
@@ -382,48 +397,55 @@ struct axes_checks
   }
 };
 
-/// Every axis subset of one shape, every layout of x and of out: int64 sums, float sums (bits),
-/// index-range merges (order and init once), transform_reduce_axes to ranges and to squares.
+/// Every axis subset in `subsets` of one view of x, every layout of out: int64 sums, float sums
+/// (bits), index-range merges (order and init once), transform_reduce_axes to ranges and to squares.
+template <std::size_t R, class H>
+void axes_properties_for_view(const H& h, const view_shape<R>& s, const std::vector<std::vector<int>>& subsets)
+{
+  CAPTURE(s.items());
+  CAPTURE(name(s.layout));
+  std::vector<std::int64_t> ints(static_cast<std::size_t>(s.storage));
+  for (std::size_t i = 0; i < ints.size(); ++i)
+  {
+    ints[i] = static_cast<std::int64_t>(i * 2654435761u % 2001) - 1000;
+  }
+  const std::vector<float> floats = spread_floats(s.storage, 77 + R);
+  for (const auto& axes : subsets)
+  {
+    CAPTURE(axes.size());
+    CAPTURE(axes.empty() ? -1 : axes[0]);
+    CAPTURE(axes.size() > 1 ? axes[1] : -1);
+    // The positions of the items in row-major order of the reduced axes, stored where x keeps
+    // them: segment merges over them check order and init once.
+    std::vector<std::int64_t> positions(static_cast<std::size_t>(s.storage), 0);
+    for (const auto& items : items_of_outputs(s, axes))
+    {
+      for (std::size_t r = 0; r < items.size(); ++r)
+      {
+        positions[static_cast<std::size_t>(items[r])] = static_cast<std::int64_t>(r);
+      }
+    }
+    axes_checks<R, H> check{h, s, ints, floats, positions};
+    // rk::atomic combines into out with atomics: only a dense out (the others are an error,
+    // which the GPU suite checks on its own).
+    for (view_layout out_layout : {view_layout::right, view_layout::strided})
+    {
+      if (!H::commutative_only || out_layout == view_layout::right)
+      {
+        for_out_rank<R>(axes, out_layout, check);
+      }
+    }
+  }
+}
+
+/// axes_properties_for_view over x in each of the three layouts.
 template <std::size_t R, class H>
 void axes_properties_for_shape(const H& h, std::array<std::int64_t, R> extent,
                                const std::vector<std::vector<int>>& subsets = axis_subsets<R>())
 {
   for (view_layout layout : {view_layout::right, view_layout::left, view_layout::strided})
   {
-    const view_shape<R> s(extent, layout);
-    CAPTURE(s.items());
-    std::vector<std::int64_t> ints(static_cast<std::size_t>(s.storage));
-    for (std::size_t i = 0; i < ints.size(); ++i)
-    {
-      ints[i] = static_cast<std::int64_t>(i * 2654435761u % 2001) - 1000;
-    }
-    const std::vector<float> floats = spread_floats(s.storage, 77 + R);
-    for (const auto& axes : subsets)
-    {
-      CAPTURE(axes.size());
-      CAPTURE(axes.empty() ? -1 : axes[0]);
-      CAPTURE(axes.size() > 1 ? axes[1] : -1);
-      // The positions of the items in row-major order of the reduced axes, stored where x keeps
-      // them: segment merges over them check order and init once.
-      std::vector<std::int64_t> positions(static_cast<std::size_t>(s.storage), 0);
-      for (const auto& items : items_of_outputs(s, axes))
-      {
-        for (std::size_t r = 0; r < items.size(); ++r)
-        {
-          positions[static_cast<std::size_t>(items[r])] = static_cast<std::int64_t>(r);
-        }
-      }
-      axes_checks<R, H> check{h, s, ints, floats, positions};
-      // rk::atomic combines into out with atomics: only a dense out (the others are an error,
-      // which the GPU suite checks on its own).
-      for (view_layout out_layout : {view_layout::right, view_layout::strided})
-      {
-        if (!H::commutative_only || out_layout == view_layout::right)
-        {
-          for_out_rank<R>(axes, out_layout, check);
-        }
-      }
-    }
+    axes_properties_for_view(h, view_shape<R>(extent, layout), subsets);
   }
 }
 } // namespace rk_test

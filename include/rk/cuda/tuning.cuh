@@ -215,6 +215,15 @@ static_assert(window_tree_batch_tiles <= 32 && (window_tree_batch_tiles & (windo
 inline constexpr offset_t long_segment_min_tiles = 32;
 static_assert(long_segment_min_tiles <= 32, "a warp's segment or row is one window of tiles at most");
 
+/// Fixed-size rows longer than a window go a warp each (window by window, the windows folded by a
+/// register counter of row_windows_levels levels, so rows of up to 2^levels - 1 windows) where
+/// there are at least 1/row_windows_min_wave_share as many rows as the GPU holds warps: each warp
+/// keeps two tiles in flight, which is the memory's fill at a quarter of the warps. Below that
+/// the rows are cut into parts of rk::reduce's block body, which cost a block's fixed work per
+/// part: 8192 x 8192 double row sums ran that way at 1.75x the probe.
+inline constexpr int row_windows_levels         = 8;
+inline constexpr int row_windows_min_wave_share = 4;
+
 /// The tree level of a listed segment's parts: nodes of 2^level tiles (128: 32768 floats), one
 /// part each; a segment of at most that many tiles is one part. A part's fixed costs (taking it,
 /// reading its segment, warp 0's window trees, the arrival) want it long, the balance of the queue
@@ -329,6 +338,18 @@ inline constexpr int column_group_lanes = 2;
 /// (register_fold) keeps that many levels and one more in registers. Longer columns are cut into
 /// more chunks, which the finish combines.
 inline constexpr int column_max_run_level = 6;
+
+/// Where a column block's columns are consecutive runs of one output and it combines them (the
+/// column engine over runs, grid.across), its rows are at least 128 bytes wide, a thread's run at
+/// least 2^column_across_min_run_level lanes (where the block can be that wide) and at most
+/// 2^column_across_max_run_level, with every run in one chunk. The runs lie a step of a whole
+/// array's axis apart: with rows of 32 bytes (8 floats), layout_left's axes (0, 2) of 32 x 256 x
+/// 8192 floats took 1.30x the probe and all axes of 8192 x 8192 doubles 1.71x; with 64 bytes 1.25x
+/// and 1.22x; with 128, 1.07x and 1.14x (H200, rk_bench_axes). Runs of 8 lanes a thread (256 x 512
+/// x 512 floats, axes (0, 2): two block-wide combines for 64 items a thread) took 1.18x.
+inline constexpr int column_across_row_bytes     = 128;
+inline constexpr int column_across_min_run_level = 5;
+inline constexpr int column_across_max_run_level = 8;
 
 /// Shared memory a column block may use to combine its runs (a value per thread): T of up to 64
 /// bytes. Larger T keep one run per output in a block.

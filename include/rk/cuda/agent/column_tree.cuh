@@ -10,6 +10,7 @@
 
 #include <rk/cuda/primitives/lane_fold.cuh>
 #include <rk/cuda/primitives/load.cuh>
+#include <rk/cuda/primitives/register_fold.cuh>
 #include <rk/cuda/tuning.cuh>
 #include <rk/detail/axes_map.hpp>
 #include <rk/detail/input_adaptors.hpp>
@@ -50,78 +51,6 @@ struct strided_column : view_reader<U>
   }
 };
 
-/// The pairwise tree over up to 2^Levels - 1 values pushed in order: detail::pairwise_fold's
-/// binary counter (rk/detail/tree.hpp), with every level's slot named at compile time so that all
-/// of them stay in registers. pairwise_fold's 48 slots, indexed at run time, live in local memory,
-/// and their traffic was most of the column engine's: with four outputs a thread the kernel moved
-/// 4.5x the bytes of x (ncu on an H100, 8192 x 8192 column sums: 1.14 GB at 82 % of the DRAM's
-/// bandwidth, 417 us).
-template <class T, int Levels>
-class register_fold
-{
-public:
-  template <class Op>
-  __device__ __forceinline__ void push(T v, Op& op)
-  {
-    push_node<0>(v, op);
-  }
-
-  /// Pushes the node over the next 2^Level values at once (the count so far a multiple of
-  /// 2^Level): what pushing them one by one would leave, for a fraction of the counter's work.
-  template <int Level, class Op>
-  __device__ __forceinline__ void push_node(T v, Op& op)
-  {
-    static_assert(Level >= 0 && Level < Levels, "a level of the counter");
-    bool carry = true;
-#pragma unroll
-    for (int level = Level; level < Levels; ++level)
-    {
-      if (carry)
-      {
-        if ((count_ >> level) & 1)
-        {
-          v = op(pending_[level].value, v);
-        }
-        else
-        {
-          pending_[level].emplace(v);
-          carry = false;
-        }
-      }
-    }
-    count_ += 1u << Level;
-  }
-
-  /// count >= 1: the pending values combined from the right, as pairwise_fold::finish.
-  template <class Op>
-  __device__ __forceinline__ T finish(Op& op) const
-  {
-    uninitialized<T> acc;
-    bool held = false;
-#pragma unroll
-    for (int level = 0; level < Levels; ++level)
-    {
-      if ((count_ >> level) & 1)
-      {
-        if (held)
-        {
-          acc.emplace(op(pending_[level].value, acc.value));
-        }
-        else
-        {
-          acc.emplace(pending_[level].value);
-          held = true;
-        }
-      }
-    }
-    return acc.value;
-  }
-
-private:
-  uninitialized<T> pending_[Levels];
-  unsigned count_ = 0;
-};
-
 /// The pairwise tree over v[0, count) (count <= N, N a power of two), with the right parts past
 /// `count` dropped as the tree's rule drops them: the same node as a binary counter fed v[0],
 /// ..., v[count - 1], left in v[0]. Unrolled, with no counter: a full batch costs its N - 1
@@ -150,7 +79,7 @@ __device__ __forceinline__ void pairwise_batch(uninitialized<T> (&v)[N], int cou
 /// group's lanes combined by an unrolled tree and pushed as one node (the counter's work once a
 /// group, not once a lane). Runs start on multiples of 2^column_min_run_level lanes, so a group
 /// is a node of the tree.
-template <class T, class Items, class Op>
+template <class T, int Levels = column_max_run_level + 1, class Items, class Op>
 __device__ __forceinline__ T column_node(const Items& items, offset_t item_count, offset_t lane_begin,
                                          offset_t lane_end, Op& op)
 {
@@ -162,7 +91,7 @@ __device__ __forceinline__ T column_node(const Items& items, offset_t item_count
                 "a group of lanes (a power of two) is a node within a run");
   const offset_t full_lanes = item_count / lane_items;
   const offset_t full_end   = lane_end < full_lanes ? lane_end : full_lanes;
-  register_fold<T, column_max_run_level + 1> fold;
+  register_fold<T, Levels> fold;
   offset_t lane = lane_begin;
   if constexpr (std::is_trivially_default_constructible_v<item>)
   {

@@ -6,11 +6,14 @@
 //    of one item);
 //  - rows of up to half a tile: a group of 2, 4, 8 or 16 lanes per row, several rows per warp;
 //  - rows of up to long_segment_min_tiles tiles: a warp per row, tile by tile (window_node);
-//  - longer rows: rk::reduce's block body over a row's parts, every row cut alike
+//  - longer rows, where there are rows enough: a warp per row, window by window, the windows
+//    folded by a register counter (register_fold);
+//  - else rk::reduce's block body over a row's parts, every row cut alike
 //    (rk/cuda/agent/segment_parts.cuh), the parts put together as a long segment's are.
 
 #include <rk/cuda/agent/segment_groups.cuh>
 #include <rk/cuda/primitives/lane_fold.cuh>
+#include <rk/cuda/primitives/register_fold.cuh>
 #include <rk/cuda/tuning.cuh>
 #include <rk/detail/segments.hpp>
 #include <rk/detail/tree.hpp>
@@ -170,6 +173,37 @@ __device__ __forceinline__ void reduce_window_rows(const Input& first, const fix
     if (lane == 0)
     {
       out[r] = apply_init(init, v, op);
+    }
+  }
+}
+
+/// Rows of more than a window of tiles and at most 2^Levels - 1 windows: a warp per row, each
+/// window's node (window_node: a level-5 node of the row's tree, truncated at its end) folded in
+/// lane 0 by a register counter, whose carries are the tree's pairwise combines of the windows.
+/// A kernel of its own: the counter in reduce_window_rows's kernel cost every shorter row shape
+/// 4-22 % (its registers, and many_windows' counter in local memory).
+template <int BlockThreads, int LaneItems, int Levels, class T, class Input, class Out, class Init, class Op>
+__device__ __forceinline__ void reduce_windows_rows(const Input& first, const fixed_segments& rows, Out& out,
+                                                    const Init& init, Op& op)
+{
+  constexpr offset_t window = offset_t{warp_threads} * warp_threads * LaneItems;
+  const int lane            = static_cast<int>(threadIdx.x) % warp_threads;
+  const offset_t warp       = (offset_t{blockIdx.x} * BlockThreads + threadIdx.x) / warp_threads;
+  const offset_t warps      = offset_t{gridDim.x} * (BlockThreads / warp_threads);
+  for (offset_t r = warp; r < rows.count; r += warps)
+  {
+    register_fold<T, Levels> windows;
+    for (offset_t w = 0; w * window < rows.size; ++w)
+    {
+      const T node = window_node<LaneItems, T>(first, r * rows.size, rows.size, w, op, lane);
+      if (lane == 0)
+      {
+        windows.push(node, op);
+      }
+    }
+    if (lane == 0)
+    {
+      out[r] = apply_init(init, windows.finish(op), op);
     }
   }
 }

@@ -36,12 +36,13 @@ public:
   using provider                  = with_tree_shape<Provider, tree_shape::pairwise_tiles>;
   using vector_agent              = reduce_agent<provider, Input, T>;
   using element_agent             = typename element_agent_of<vector_agent::vectorized, provider, Input, T>::type;
-  static constexpr auto lane_kernel   = lane_rows_kernel<lane_items, T, Input, Output, Init, Op>;
-  static constexpr auto item_kernel   = lane_rows_kernel<1, T, Input, Output, Init, Op>; // rows of one item
-  static constexpr auto group_kernel  = group_rows_kernel<lane_items, T, Input, Output, Init, Op>;
-  static constexpr auto window_kernel = window_rows_kernel<lane_items, T, Input, Output, Init, Op>;
-  static constexpr auto long_kernel   = long_rows_kernel<vector_agent, element_agent, join, T, Input, Output, Init, Op>;
-  static constexpr int long_threads   = vector_agent::block_threads;
+  static constexpr auto lane_kernel    = lane_rows_kernel<lane_items, T, Input, Output, Init, Op>;
+  static constexpr auto item_kernel    = lane_rows_kernel<1, T, Input, Output, Init, Op>; // rows of one item
+  static constexpr auto group_kernel   = group_rows_kernel<lane_items, T, Input, Output, Init, Op>;
+  static constexpr auto window_kernel  = window_rows_kernel<lane_items, T, Input, Output, Init, Op>;
+  static constexpr auto windows_kernel = windows_rows_kernel<lane_items, T, Input, Output, Init, Op>;
+  static constexpr auto long_kernel = long_rows_kernel<vector_agent, element_agent, join, T, Input, Output, Init, Op>;
+  static constexpr int long_threads = vector_agent::block_threads;
 
   rows_launch(const fixed_segments& rows, const device_facts& device)
       : rows_(rows)
@@ -70,6 +71,12 @@ public:
     {
       path_ = path::window;
       grid_ = short_grid<window_kernel>(ceil_div(rows.count, offset_t{row_block_threads / warp_threads}), device);
+    }
+    else if (ceil_div(tiles, offset_t{warp_threads}) < (offset_t{1} << row_windows_levels)
+             && rows.count * row_windows_min_wave_share >= resident_warps<windows_kernel>(device))
+    {
+      path_ = path::windows;
+      grid_ = short_grid<windows_kernel>(ceil_div(rows.count, offset_t{row_block_threads / warp_threads}), device);
     }
     else
     {
@@ -117,6 +124,10 @@ public:
         launch_kernel(window_kernel, grid, row_block_threads, stream,
                       "rk::segmented_reduce: launching the warp row kernel", input, rows_, output, init, op);
         break;
+      case path::windows:
+        launch_kernel(windows_kernel, grid, row_block_threads, stream,
+                      "rk::segmented_reduce: launching the warp long-row kernel", input, rows_, output, init, op);
+        break;
       case path::parts: {
         T* values = static_cast<T*>(scratch);
         launch_kernel(long_kernel, grid, long_threads, stream, "rk::segmented_reduce: launching the long-row kernel",
@@ -143,6 +154,7 @@ private:
     lane,
     group,
     window,
+    windows,
     parts
   };
 
@@ -153,6 +165,14 @@ private:
     const offset_t wave = offset_t{resident_blocks_per_sm<Kernel>(row_block_threads, device.ordinal)}
                         * device.multiprocessors;
     return std::max<offset_t>(1, std::min(needed, wave));
+  }
+
+  /// Warps of `Kernel` the GPU holds at once.
+  template <auto Kernel>
+  static offset_t resident_warps(const device_facts& device)
+  {
+    return offset_t{resident_blocks_per_sm<Kernel>(row_block_threads, device.ordinal)} * device.multiprocessors
+         * (row_block_threads / warp_threads);
   }
 
   fixed_segments rows_;

@@ -55,8 +55,11 @@ struct column_grid
   column_threads threads;
   int vector;            ///< adjacent outputs per thread, read as one vector per item row (or 1)
   offset_t column_tiles; ///< ceil(columns / (width * vector))
-  offset_t lanes;        ///< lanes of each output
-  offset_t chunks;       ///< chunks of each output
+  offset_t lanes;        ///< lanes of each column
+  offset_t chunks;       ///< chunks of each column
+  /// The block's adjacent columns are consecutive runs of one output, whole (one chunk each), and
+  /// the block combines them into one node (column_layout::nodes_at).
+  bool across;
 };
 
 /// Where output o's chunk node c lies in the finish's scratch: nodes[c * chunk_step + o * output_step].
@@ -187,12 +190,42 @@ __device__ __forceinline__ void write_column_outputs(Output out, offset_t output
   }
 }
 
+/// Where a block's node over its columns' runs goes (grid.across): the columns of a block are
+/// consecutive runs of one output, aligned on the block's width, so their nodes combined by the
+/// tree's pairwise rule are the node over those runs. Written by thread 0, into out (op(init,
+/// node)) where that node is the whole output (no scratch), else into the nodes. Every thread calls
+/// it.
+template <class T, class Output, class Op>
+__device__ __forceinline__ void write_across_columns(const column_layout& layout, const column_grid& grid,
+                                                     offset_t group, offset_t tile, T* nodes, chunk_node_layout node_at,
+                                                     Output out, const T& init, const T& value, Op& op)
+{
+  const offset_t left = layout.columns - tile * grid.threads.width;
+  const int busy      = left < grid.threads.width ? static_cast<int>(left) : grid.threads.width;
+  const int t         = static_cast<int>(threadIdx.x);
+  const T node        = combine_column_runs<column_block_threads>(value, 1, grid.threads.width, t, busy, true, op);
+  if (t == 0)
+  {
+    if (nodes == nullptr)
+    {
+      out[group] = op(init, node);
+    }
+    else
+    {
+      nodes[layout.nodes_at.offset(group) + tile * node_at.chunk_step] = node;
+    }
+  }
+}
+
 /// V adjacent outputs per thread (column_vector_outputs, where the layout allows it and no output
-/// has more than column_vector_lanes lanes of items; 1 otherwise). With V > 1 an output's node is
+/// has more than column_vector_lanes lanes of items; 1 otherwise). With Runs, a column is one run
+/// of an output's items and its chunk nodes (or, across, its block's node) go where
+/// layout.nodes_at says; out then takes an output per group, written only when a block's node is
+/// the whole output. With V > 1 an output's node is
 /// its lanes' values (column_lanes_vector) folded in order, with no counter: counters sized for
 /// runs of 64 lanes had 8 x 2^23 float columns issue 26 instructions an item at 112 registers
 /// (103.1 us, against 87.4 without them, H200).
-template <int V, class T, class U, class Transform, class Output, class Op>
+template <int V, bool Runs, class T, class U, class Transform, class Output, class Op>
 __global__ void __launch_bounds__(column_block_threads, column_nodes_min_blocks)
   column_nodes_kernel(const U* x, Transform transform, column_layout layout, column_grid grid, T* nodes,
                       chunk_node_layout node_at, Output out, T init, Op op)
@@ -214,8 +247,10 @@ __global__ void __launch_bounds__(column_block_threads, column_nodes_min_blocks)
     const U* first = x + (layout.outer.offset(group) + col);
     if constexpr (V == 1)
     {
-      node[0].emplace(
-        column_node<T>(column_items<T>(first, layout.step, transform), layout.items, at.run_begin, at.run_end, op));
+      // Across, a thread's run may be longer (column_across_max_run_level): more counter levels.
+      constexpr int levels = (Runs ? column_across_max_run_level : column_max_run_level) + 1;
+      node[0].emplace(column_node<T, levels>(column_items<T>(first, layout.step, transform), layout.items, at.run_begin,
+                                             at.run_end, op));
     }
     else
     {
@@ -249,9 +284,25 @@ __global__ void __launch_bounds__(column_block_threads, column_nodes_min_blocks)
   {
     value[c].emplace(block_column_node(grid.threads, at, column_busy, node[c].value, op));
   }
+  if constexpr (Runs)
+  {
+    static_assert(V == 1, "a run's column is read item by item");
+    if (grid.across)
+    {
+      if constexpr (column_runs_fit<T, column_block_threads>)
+      {
+        write_across_columns(layout, grid, group, tile, nodes, node_at, out, init, value[0].value, op);
+      }
+    }
+    else if (column_busy && at.run == 0)
+    {
+      nodes[layout.nodes_at.offset(output) + chunk * node_at.chunk_step] = value[0].value;
+    }
+    return;
+  }
   if (column_busy && at.run == 0)
   {
-    if (grid.chunks == 1)
+    if (nodes == nullptr)
     {
       write_column_outputs(out, output, init, value, op);
     }

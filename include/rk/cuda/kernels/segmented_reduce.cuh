@@ -169,6 +169,15 @@ __global__ void __launch_bounds__(row_block_threads)
   reduce_window_rows<row_block_threads, LaneItems, T>(first, rows, out, init, op);
 }
 
+/// Rows of more than a window, at most 2^row_windows_levels - 1 windows, and rows enough for a
+/// warp each (rows_launch): a warp per row.
+template <int LaneItems, class T, class Input, class Out, class Init, class Op>
+__global__ void __launch_bounds__(row_block_threads)
+  windows_rows_kernel(Input first, fixed_segments rows, Out out, Init init, Op op)
+{
+  reduce_windows_rows<row_block_threads, LaneItems, row_windows_levels, T>(first, rows, out, init, op);
+}
+
 /// Longer rows: block b takes part b % parts of row b / parts (and every gridDim.x-th job after
 /// it), through the long list's part body; where a row's tree has more than one node, `arrivals`
 /// holds a zeroed word per row and `values` their node values and pieces.
