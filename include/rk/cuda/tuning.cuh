@@ -217,12 +217,16 @@ static_assert(long_segment_min_tiles <= 32, "a warp's segment or row is one wind
 
 /// Fixed-size rows longer than a window go a warp each (window by window, the windows folded by a
 /// register counter of row_windows_levels levels, so rows of up to 2^levels - 1 windows) where
-/// there are at least 1/row_windows_min_wave_share as many rows as the GPU holds warps: each warp
-/// keeps two tiles in flight, which is the memory's fill at a quarter of the warps. Below that
-/// the rows are cut into parts of rk::reduce's block body, which cost a block's fixed work per
-/// part: 8192 x 8192 double row sums ran that way at 1.75x the probe.
-inline constexpr int row_windows_levels         = 8;
-inline constexpr int row_windows_min_wave_share = 4;
+/// the state is of row_windows_min_state_bytes or more and there are at least
+/// 1/row_windows_min_wave_share as many rows as the GPU holds warps (each warp keeps two tiles in
+/// flight, the memory's fill at a quarter of the warps). Elsewhere the rows are cut into parts of
+/// rk::reduce's block body. H200, rk_bench_axes, time over the probe, parts against a warp a row:
+/// double row sums of 8192 x 8192 1.75 against 1.05, 2048 rows of 2^17 doubles 1.83 against
+/// 1.33, rk::mean_var over float runs of 32768 items 2.17 against 1.19; but float sums over 8192
+/// runs of 32768 items 1.04 against 1.18, and over 2048 rows of 2^17 1.07 against 1.27.
+inline constexpr int row_windows_levels          = 8;
+inline constexpr int row_windows_min_state_bytes = 8;
+inline constexpr int row_windows_min_wave_share  = 4;
 
 /// The tree level of a listed segment's parts: nodes of 2^level tiles (128: 32768 floats), one
 /// part each; a segment of at most that many tiles is one part. A part's fixed costs (taking it,

@@ -6,8 +6,8 @@
 //    of one item);
 //  - rows of up to half a tile: a group of 2, 4, 8 or 16 lanes per row, several rows per warp;
 //  - rows of up to long_segment_min_tiles tiles: a warp per row, tile by tile (window_node);
-//  - longer rows, where there are rows enough: a warp per row, window by window, the windows
-//    folded by a register counter (register_fold);
+//  - longer rows of states of 8 bytes or more, where there are rows enough: a warp per row,
+//    window by window, the windows folded by a register counter (register_fold);
 //  - else rk::reduce's block body over a row's parts, every row cut alike
 //    (rk/cuda/agent/segment_parts.cuh), the parts put together as a long segment's are.
 

@@ -72,7 +72,8 @@ public:
       path_ = path::window;
       grid_ = short_grid<window_kernel>(ceil_div(rows.count, offset_t{row_block_threads / warp_threads}), device);
     }
-    else if (ceil_div(tiles, offset_t{warp_threads}) < (offset_t{1} << row_windows_levels)
+    else if (sizeof(T) >= row_windows_min_state_bytes
+             && ceil_div(tiles, offset_t{warp_threads}) < (offset_t{1} << row_windows_levels)
              && rows.count * row_windows_min_wave_share >= resident_warps<windows_kernel>(device))
     {
       path_ = path::windows;
