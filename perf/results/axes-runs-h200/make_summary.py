@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Prints summary.md from this folder's rk_bench_axes JSONs and PyTorch table (run from here).
+
+Call 3 ran the library of 3454ed3 (the column engine over runs, long rows a warp each for every
+state), call 4 that of 85d9feb (a warp a long row for states of 8 bytes or more only): the two
+differ only where a float sum's rows are longer than a window and numerous (marked +), where the
+table takes call 4 alone. The earlier library's figures (call 5 of ../axes-matrix-h200) are in
+parentheses where they differ by more than 0.04."""
+import re
+import sys
+
+sys.path.insert(0, "../..")
+import bench_summary as b  # noqa: E402
+
+
+def load(paths):
+    out = {}
+    for p in paths:
+        _, t = b.load(p)
+        for k in t:
+            if k[3] != "rk::device":
+                continue
+            pk = (k[0], k[1], k[2], "probe")
+            T, L, case = re.match(r"(\w+), Layout (\w+), Case (.*)", k[1]).groups()
+            out.setdefault(case, {}).setdefault((T, k[2], L), []).append((t[k][0], t[pk][0]))
+    return out
+
+
+old = load(["../axes-matrix-h200/call5_run1.json.gz", "../axes-matrix-h200/call5_run2.json.gz"])
+c3 = load(["call3_3454ed3_run1.json.gz"])
+c4 = load(["call4_85d9feb_run2.json.gz"])
+WINDOWS_F32 = {("axes 0 and 2, 32 x 256 x 8192", ("float", 28, "right")),
+               ("axes 0 and 2, 256 x 512 x 512", ("float", 28, "stride"))}
+torch = {}
+for line in open("call4_torch_axes.md"):
+    f = [x.strip() for x in line.split("|")]
+    if len(f) > 6 and f[2] in ("float", "double"):
+        torch[(f[1], f[2], int(f[3][2:]), f[4])] = float(f[6])
+cols = [(T, n, L) for T in ("float", "double") for n in (26, 28) for L in ("right", "left", "stride")]
+
+
+def runs(case, c):
+    if (case, c) in WINDOWS_F32:
+        return c4[case][c], True
+    return c3[case][c] + c4[case][c], False
+
+
+def table(title, cell):
+    print(f"\n## {title}\n")
+    print("| case | " + " | ".join(f"{T} 2^{n} {L}" for T, n, L in cols) + " |")
+    print("|---|" + "---:|" * len(cols))
+    for case in c4:
+        print(f"| {case} | " + " | ".join(cell(case, c) for c in cols) + " |")
+
+
+def ratio(case, c):
+    v, alone = runs(case, c)
+    r = max(a / p for a, p in v)
+    s = f"{r:.2f}{'+' if alone else ''}"
+    o = old.get(case, {}).get(c)
+    if o:
+        ro = max(a / p for a, p in o)
+        if abs(ro - r) > 0.04:
+            s += f" ({ro:.2f})"
+    return s
+
+
+def against_torch(case, c):
+    v, _ = runs(case, c)
+    t = torch.get((case, c[0], c[1], c[2]))
+    return f"{t / min(a for a, _ in v):.2f}" if t else "—"
+
+
+print("# Axis reductions after the column engine over runs (issue 33): H200, 2026-11-29")
+print(__doc__.split("\n\n", 1)[1])
+table("rk::device / probe, the larger of the two runs", ratio)
+table("torch µs (call 4) / rk::device µs (faster run); above 1: rk faster", against_torch)
+misses = [(case, c) for case in c4 for c in cols if max(a / p for a, p in runs(case, c)[0]) > 1.10]
+print(f"\nCells above 1.10x the probe: {len(misses)} of {len(c4) * len(cols)}.")
+slower = [(case, c) for case in c4 for c in cols if torch.get((case, c[0], c[1], c[2]))
+          and torch[(case, c[0], c[1], c[2])] / min(a for a, _ in runs(case, c)[0]) < 1.0]
+print(f"Cells where PyTorch is faster: {len(slower)} of {len(c4) * len(cols)}.")
