@@ -20,6 +20,7 @@ import difflib
 import gzip
 import io
 import json
+import re
 import sys
 
 TYPES = {"I32": "int32", "I64": "int64", "F32": "float", "F64": "double"}
@@ -118,6 +119,21 @@ def load(paths):
         doc["devices"] = doc["devices"] or part.get("devices", [])
         times.update(part_times)
     return doc, times
+
+
+def axes_cells(paths):
+    """rk_bench_axes's rk::device and probe times, {case: {(T, log2 n, layout): [(rk, probe), ...]}}
+    in µs, one pair per run file."""
+    out = {}
+    for p in paths:
+        _, t = load(p)
+        for k in t:
+            if k[3] != "rk::device":
+                continue
+            pk = (k[0], k[1], k[2], "probe")
+            T, L, case = re.match(r"(\w+), Layout (\w+), Case (.*)", k[1]).groups()
+            out.setdefault(case, {}).setdefault((T, k[2], L), []).append((t[k][0], t[pk][0]))
+    return out
 
 
 def load_file(path):

@@ -1,23 +1,12 @@
 #!/usr/bin/env python3
 """Prints summary.md from this folder's rk_bench_axes JSONs and PyTorch table (run from here)."""
-import re
 import sys
 
 sys.path.insert(0, "../..")
 import bench_summary as b  # noqa: E402
 
 
-def load(paths):
-    out = {}
-    for p in paths:
-        _, t = b.load(p)
-        for k in t:
-            if k[3] != "rk::device":
-                continue
-            pk = (k[0], k[1], k[2], "probe")
-            T, L, case = re.match(r"(\w+), Layout (\w+), Case (.*)", k[1]).groups()
-            out.setdefault(case, {}).setdefault((T, k[2], L), []).append((t[k][0], t[pk][0]))
-    return out
+load = b.axes_cells
 
 
 c5 = load(["call5_run1.json.gz", "call5_run2.json.gz"])

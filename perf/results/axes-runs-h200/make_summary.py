@@ -6,24 +6,13 @@ state), call 4 that of 85d9feb (a warp a long row for states of 8 bytes or more 
 differ only where a float sum's rows are longer than a window and numerous (marked +), where the
 table takes call 4 alone. The earlier library's figures (call 5 of ../axes-matrix-h200) are in
 parentheses where they differ by more than 0.04."""
-import re
 import sys
 
 sys.path.insert(0, "../..")
 import bench_summary as b  # noqa: E402
 
 
-def load(paths):
-    out = {}
-    for p in paths:
-        _, t = b.load(p)
-        for k in t:
-            if k[3] != "rk::device":
-                continue
-            pk = (k[0], k[1], k[2], "probe")
-            T, L, case = re.match(r"(\w+), Layout (\w+), Case (.*)", k[1]).groups()
-            out.setdefault(case, {}).setdefault((T, k[2], L), []).append((t[k][0], t[pk][0]))
-    return out
+load = b.axes_cells
 
 
 old = load(["../axes-matrix-h200/call5_run1.json.gz", "../axes-matrix-h200/call5_run2.json.gz"])
