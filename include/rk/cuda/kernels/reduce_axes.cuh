@@ -6,7 +6,9 @@
 // leaves are lanes of x's items (column_node); with one chunk per output it writes op(init, node)
 // to the output, otherwise the chunk's node to scratch, and column_finish_kernel's leaves are
 // those chunk nodes (2^chunk_level lanes each, aligned: the tree's nodes at that level).
-// Narrow outputs (a tall matrix's few columns) thus get many threads each, wide ones one.
+// Narrow outputs (a tall matrix's few columns) thus get many threads each, wide ones one. Where a
+// column is one run of an output's items (column_layout), the nodes go where the output's tree
+// has them, and a block whose columns are consecutive runs of one output combines them too.
 
 #include <rk/cuda/agent/column_tree.cuh>
 #include <rk/cuda/primitives/load.cuh>
