@@ -136,6 +136,19 @@ def axes_cells(paths):
     return out
 
 
+AXES_COLUMNS = [(T, n, L) for T in ("float", "double") for n in (26, 28) for L in ("right", "left", "stride")]
+
+
+def axes_table(title, cases, cell):
+    """Prints a markdown table of the axes matrix: a row per case, a column per (T, log2 n, layout)
+    of AXES_COLUMNS, each cell cell(case, column)."""
+    print(f"\n## {title}\n")
+    print("| case | " + " | ".join(f"{T} 2^{n} {L}" for T, n, L in AXES_COLUMNS) + " |")
+    print("|---|" + "---:|" * len(AXES_COLUMNS))
+    for case in cases:
+        print(f"| {case} | " + " | ".join(cell(case, c) for c in AXES_COLUMNS) + " |")
+
+
 def load_file(path):
     with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
         doc = json.load(f)

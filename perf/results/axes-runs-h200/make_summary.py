@@ -25,7 +25,7 @@ for line in open("call4_torch_axes.md"):
     f = [x.strip() for x in line.split("|")]
     if len(f) > 6 and f[2] in ("float", "double"):
         torch[(f[1], f[2], int(f[3][2:]), f[4])] = float(f[6])
-cols = [(T, n, L) for T in ("float", "double") for n in (26, 28) for L in ("right", "left", "stride")]
+cols = b.AXES_COLUMNS
 
 
 def runs(case, c):
@@ -35,11 +35,7 @@ def runs(case, c):
 
 
 def table(title, cell):
-    print(f"\n## {title}\n")
-    print("| case | " + " | ".join(f"{T} 2^{n} {L}" for T, n, L in cols) + " |")
-    print("|---|" + "---:|" * len(cols))
-    for case in c4:
-        print(f"| {case} | " + " | ".join(cell(case, c) for c in cols) + " |")
+    b.axes_table(title, c4, cell)
 
 
 def ratio(case, c):

@@ -13,7 +13,7 @@
 #include <rk/cuda/agent/column_tree.cuh>
 #include <rk/cuda/primitives/load.cuh>
 #include <rk/cuda/tuning.cuh>
-#include <rk/detail/axes_map.hpp>
+#include <rk/detail/axes_layouts.hpp>
 #include <rk/detail/input_adaptors.hpp>
 
 #include <cuda/std/bit>
@@ -223,10 +223,9 @@ __device__ __forceinline__ void write_across_columns(const column_layout& layout
 /// has more than column_vector_lanes lanes of items; 1 otherwise). With Runs, a column is one run
 /// of an output's items and its chunk nodes (or, across, its block's node) go where
 /// layout.nodes_at says; out then takes an output per group, written only when a block's node is
-/// the whole output. With V > 1 an output's node is
-/// its lanes' values (column_lanes_vector) folded in order, with no counter: counters sized for
-/// runs of 64 lanes had 8 x 2^23 float columns issue 26 instructions an item at 112 registers
-/// (103.1 us, against 87.4 without them, H200).
+/// the whole output. With V > 1 an output's node is its lanes' values (column_lanes_vector) folded
+/// in order, with no counter: counters sized for runs of 64 lanes had 8 x 2^23 float columns issue
+/// 26 instructions an item at 112 registers (103.1 us, against 87.4 without them, H200).
 template <int V, bool Runs, class T, class U, class Transform, class Output, class Op>
 __global__ void __launch_bounds__(column_block_threads, column_nodes_min_blocks)
   column_nodes_kernel(const U* x, Transform transform, column_layout layout, column_grid grid, T* nodes,
