@@ -20,6 +20,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <utility>
 #include <vector>
 
 using rk_test::segment_layout;
@@ -178,6 +180,76 @@ RK_GPU_TEST_CASE("segmented_reduce: the fixed-size form's every way of reading a
     fixed_rows_on(rk::single_pass, items, host_items, 3, size);
     fixed_rows_on(rk::two_pass, items, host_items, 0, size);
   }
+}
+
+namespace
+{
+/// Item i as rk::mean_var's state, computed where it is read: long rows with no memory behind them.
+struct spread_state
+{
+  __host__ __device__ rk::mean_var<double> operator()(std::int64_t i) const
+  {
+    return rk::to_mean_var<double>{}(spread_item<double>{}(i));
+  }
+};
+
+template <class T>
+bool same_bytes(const T& a, const T& b)
+{
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+/// `rows` fixed-size rows of `size` of `items`' items on every reproducible GPU policy against
+/// rk::host, bit for bit, and the last row against rk::reduce over its items.
+template <class T, class Items, class Op>
+void window_rows_match(Items items, std::int64_t rows, std::int64_t size, T init, Op op)
+{
+  CAPTURE(rows);
+  CAPTURE(size);
+  std::vector<T> expected(static_cast<std::size_t>(rows));
+  rk::segmented_reduce(rk::host, items, rows, size, expected.begin(), init, op);
+  const auto last = items + (rows - 1) * size;
+  CHECK(same_bytes(expected.back(), rk::reduce(rk::single_pass, last, last + size, init, op)));
+  const auto on = [&](auto policy) {
+    thrust::device_vector<T> out(static_cast<std::size_t>(rows));
+    rk::segmented_reduce(policy, items, rows, size, out.begin(), init, op);
+    const std::vector<T> got(out.begin(), out.end());
+    std::size_t wrong = 0;
+    for (std::size_t r = 0; r < got.size(); ++r)
+    {
+      wrong += same_bytes(got[r], expected[r]) ? 0 : 1;
+    }
+    CHECK(wrong == 0);
+  };
+  on(rk::single_pass);
+  on(rk::two_pass);
+  on(rk::device);
+}
+} // namespace
+
+RK_GPU_TEST_CASE("segmented_reduce: the fixed-size form's warps over windows, rows cut into chunks")
+{
+  // rk::mean_var<double>'s states (24 bytes: a lane is one item, a window 1024 items) go a warp
+  // per chunk of windows at any row count, the chunks halved until they fill the GPU's warps:
+  // few rows of many windows give chunks of one window, and rows of 2000 windows chunks of
+  // several (two on a GPU of 132 SMs), joined by the last warp to finish or by rk::two_pass's
+  // second kernel, a row's last chunk cut short; 4000 rows of 3 windows are a chunk each on any
+  // GPU of up to 160 SMs.
+  const auto states = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), spread_state{});
+  const rk::mean_var<double> empty{};
+  for (auto [rows, size] : {std::pair<std::int64_t, std::int64_t>{3, 1025},
+                            {5, 2048},
+                            {2, 129 * 1024 + 7},
+                            {3, 2000 * 1024 + 1},
+                            {4000, 3000}})
+  {
+    window_rows_match(states, rows, size, empty, rk::mean_var_op<double>{});
+  }
+  // Double sums go a warp a row where there are rows for every warp the GPU holds (at most 64 a
+  // SM: 9000 rows cover 140 SMs): rows of two windows of 4096 doubles, the second cut short.
+  const auto doubles = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0),
+                                                       spread_item<double>{});
+  window_rows_match(doubles, 9000, 4097, 0.25, rk::plus{});
 }
 
 RK_GPU_TEST_CASE("segmented_reduce: runs of segments of up to two lanes, rk::host's bits")

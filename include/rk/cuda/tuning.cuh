@@ -215,18 +215,24 @@ static_assert(window_tree_batch_tiles <= 32 && (window_tree_batch_tiles & (windo
 inline constexpr offset_t long_segment_min_tiles = 32;
 static_assert(long_segment_min_tiles <= 32, "a warp's segment or row is one window of tiles at most");
 
-/// Fixed-size rows longer than a window go a warp each (window by window, the windows folded by a
-/// register counter of row_windows_levels levels, so rows of up to 2^levels - 1 windows) where
-/// the state is of row_windows_min_state_bytes or more and there are at least
-/// 1/row_windows_min_wave_share as many rows as the GPU holds warps (each warp keeps two tiles in
-/// flight, the memory's fill at a quarter of the warps). Elsewhere the rows are cut into parts of
-/// rk::reduce's block body. H200, rk_bench_axes, time over the probe, parts against a warp a row:
-/// double row sums of 8192 x 8192 1.75 against 1.05, 2048 rows of 2^17 doubles 1.83 against
-/// 1.33, rk::mean_var over float runs of 32768 items 2.17 against 1.19; but float sums over 8192
-/// runs of 32768 items 1.04 against 1.18, and over 2048 rows of 2^17 1.07 against 1.27.
-inline constexpr int row_windows_levels          = 8;
-inline constexpr int row_windows_min_state_bytes = 8;
-inline constexpr int row_windows_min_wave_share  = 4;
+/// Fixed-size rows longer than a window of states of row_windows_any_rows_state_bytes or more
+/// (rk::mean_var's: the size stands in for a merge that costs more than its loads) go a warp per
+/// chunk of windows, the chunks halved until there are jobs for 1/row_windows_min_wave_share of
+/// the warps the GPU holds; of row_windows_min_state_bytes (double and 64-bit sums) a warp per row
+/// where there are rows for every warp. Each window is folded by a register counter of
+/// row_windows_levels levels, so a chunk is at most 2^(levels - 1) windows. Elsewhere the rows
+/// are cut into parts of rk::reduce's block body. H200, 2^26 items unless said, us, parts
+/// against windows: rk::mean_var over 8 rows of 2^23 floats 147 against 92 (117 with jobs for
+/// every warp: more chunks, smaller), 256 rows of 2^18 147 against 87, 2048 rows of 32768 149
+/// against 80 (97 cut into 4096 chunks), over 8 rows of 2^23 doubles 367 against 192; double
+/// sums over 8192 rows of 8192 145 against 128 (rk::reduce over the same items: 130), 8192 rows
+/// of 32768 (2^28) 526 against 510, but 2048 rows of 32768 136 against 170 and 2048 of 2^17
+/// (2^28) 502 against 629; float sums lose on the windows at every shape measured (8192 runs of
+/// 32768 items 1.04 against 1.18 the probe).
+inline constexpr int row_windows_levels               = 8;
+inline constexpr int row_windows_min_state_bytes      = 8;
+inline constexpr int row_windows_any_rows_state_bytes = 16;
+inline constexpr int row_windows_min_wave_share       = 2;
 
 /// The tree level of a listed segment's parts: nodes of 2^level tiles (128: 32768 floats), one
 /// part each; a segment of at most that many tiles is one part. A part's fixed costs (taking it,
@@ -252,7 +258,8 @@ inline constexpr offset_t long_segment_part_capacity = offset_t{1} << 17;
 
 /// The long-segment kernel holds two block bodies (16-byte vectors and elements, for segments on
 /// and off the 16-byte grid); ptxas alone gives it 100-127 registers, two 256-thread blocks per
-/// SM, too few loads in flight. This asks for room for this many.
+/// SM, too few loads in flight. This asks for room for this many (the fixed-size form's long rows
+/// too, whose kernels hold one body each: see one_agent).
 inline constexpr int long_segment_min_blocks_per_sm = 4;
 
 // rk::segmented_reduce's fixed-size form (rk/cuda/agent/segment_rows.cuh). Measured on an H200

@@ -67,6 +67,7 @@ using as_grid_ordered = with_tree_shape<Provider, tree_shape::grid_ordered>;
 template <class Provider, class Input, class T>
 struct reduce_agent
 {
+  using input_type                      = Input;
   using item                            = tree_item_t<Input>; // the item read from memory (its size fixes the tiles)
   static constexpr bool vectorized      = vector_source<Input>::vectorizable;
   static constexpr reduce_tuning tuning = Provider::template get<item, vectorized>();

@@ -6,12 +6,15 @@
 //    of one item);
 //  - rows of up to half a tile: a group of 2, 4, 8 or 16 lanes per row, several rows per warp;
 //  - rows of up to long_segment_min_tiles tiles: a warp per row, tile by tile (window_node);
-//  - longer rows of states of 8 bytes or more, where there are rows enough: a warp per row,
-//    window by window, the windows folded by a register counter (register_fold);
+//  - longer rows of states of 16 bytes or more (rk::mean_var's), and of 8 bytes where there are
+//    rows for every warp the GPU holds: a warp per row or per chunk of a row, window by window,
+//    the windows folded by a register counter (register_fold), a row's chunks joined in order;
 //  - else rk::reduce's block body over a row's parts, every row cut alike
 //    (rk/cuda/agent/segment_parts.cuh), the parts put together as a long segment's are.
 
 #include <rk/cuda/agent/segment_groups.cuh>
+#include <rk/cuda/agent/segment_parts.cuh>
+#include <rk/cuda/primitives/arrival.cuh>
 #include <rk/cuda/primitives/lane_fold.cuh>
 #include <rk/cuda/primitives/register_fold.cuh>
 #include <rk/cuda/tuning.cuh>
@@ -177,34 +180,137 @@ __device__ __forceinline__ void reduce_window_rows(const Input& first, const fix
   }
 }
 
-/// Rows of more than a window of tiles and at most 2^Levels - 1 windows: a warp per row, each
-/// window's node (window_node: a level-5 node of the row's tree, truncated at its end) folded in
-/// lane 0 by a register counter, whose carries are the tree's pairwise combines of the windows.
-/// A kernel of its own: the counter in reduce_window_rows's kernel cost every shorter row shape
-/// 4-22 % (its registers, and many_windows' counter in local memory).
-template <int BlockThreads, int LaneItems, int Levels, class T, class Input, class Out, class Init, class Op>
-__device__ __forceinline__ void reduce_windows_rows(const Input& first, const fixed_segments& rows, Out& out,
-                                                    const Init& init, Op& op)
+/// How the windows path cuts its rows of more than a window of tiles: each row into `chunks`
+/// runs of `chunk_windows` windows (a power of two, so every chunk but a row's last is one node of
+/// the row's tree), a warp per chunk. Where a row has more than one chunk, they are joined: an
+/// arrival word per row and a value per chunk in the call's scratch.
+struct row_windows
 {
+  offset_t rows;
+  offset_t items;         ///< per row
+  offset_t chunk_windows; ///< per chunk
+  offset_t chunks;        ///< per row
+
+  RK_HOST_DEVICE constexpr offset_t jobs() const
+  {
+    return rows * chunks;
+  }
+  RK_HOST_DEVICE constexpr bool joined() const
+  {
+    return chunks > 1;
+  }
+};
+
+/// Rows of `items` items of `window` items a window: chunks of at most 2^(Levels - 1) windows
+/// (what a register counter of Levels levels holds whole), halved until the rows' chunks are
+/// `min_jobs` or more or a chunk is one window.
+template <int Levels>
+row_windows make_row_windows(offset_t rows, offset_t items, offset_t window, offset_t min_jobs)
+{
+  const offset_t windows = ceil_div(items, window);
+  offset_t chunk         = offset_t{1} << (Levels - 1);
+  while (chunk > 1 && chunk / 2 >= windows)
+  {
+    chunk /= 2;
+  }
+  while (chunk > 1 && rows * ceil_div(windows, chunk) < min_jobs)
+  {
+    chunk /= 2;
+  }
+  return {rows, items, chunk, ceil_div(windows, chunk)};
+}
+
+/// A row's chunk values, `chunks` of them in order, combined as the row's tree combines its
+/// windows, by a whole warp (result valid in lane 0). Every chunk but the last is a node of
+/// chunk_windows windows, so 32 aligned chunks are a node five levels up, which warp_reduce
+/// builds as window_node builds a window from tiles (the last group cut short as a row's last
+/// window is); lane 0 folds the groups' values as the windows path folds windows, and the last
+/// group, whose pending nodes all lie below a group's level, is what finish() would have combined
+/// first. A round trip per 32 chunks: a lane folding them one load at a time spent 350 us on
+/// 8 rows of 512 chunks, where the rows' items took 90. Out of line, as many_windows, so that
+/// its fold's stack frame costs the chunks' loop nothing.
+template <class T, class Op>
+__device__ __noinline__ T join_row_chunks(const T* values, offset_t chunks, Op op, int lane)
+{
+  pairwise_fold<T, 40 - 2 * window_level> groups; // chunks are windows or more, a group 32 of them
+  for (offset_t g = 0; g < chunks; g += warp_threads)
+  {
+    const int in_group = static_cast<int>(chunks - g < warp_threads ? chunks - g : warp_threads);
+    uninitialized<T> chunk;
+    if (lane < in_group)
+    {
+      chunk.emplace(values[g + lane]);
+    }
+    const T group = warp_reduce(chunk.value, op, lane, in_group);
+    if (lane == 0)
+    {
+      groups.push(group, op);
+    }
+  }
+  uninitialized<T> all;
+  if (lane == 0)
+  {
+    all.emplace(groups.finish(op));
+  }
+  return all.value;
+}
+
+/// The windows path: a warp per chunk of a row (row_windows), each window's node (window_node: a
+/// level-5 node of the row's tree, truncated at its end) folded in lane 0 by a register counter,
+/// whose carries are the tree's pairwise combines of the windows. A row of one chunk is stored by
+/// its warp; of more, each chunk's value goes to `values` and, under part_join::last_block, the
+/// last of the row's warps to arrive at arrivals[r] joins them (join_row_chunks), under
+/// part_join::finish_kernel a kernel after this one. A kernel of its own: the counter in
+/// reduce_window_rows's kernel cost every shorter row shape 4-22 % (its registers, and
+/// many_windows' counter in local memory).
+template <int BlockThreads, int LaneItems, int Levels, part_join Join, class T, class Input, class Out, class Init,
+          class Op>
+__device__ __forceinline__ void reduce_windows_rows(const Input& first, const row_windows& rows, T* values,
+                                                    unsigned* arrivals, Out& out, const Init& init, Op& op)
+{
+  static_assert(Join != part_join::atomic, "every backend joins a row's chunks in the tree's order");
   constexpr offset_t window = offset_t{warp_threads} * warp_threads * LaneItems;
   const int lane            = static_cast<int>(threadIdx.x) % warp_threads;
   const offset_t warp       = (offset_t{blockIdx.x} * BlockThreads + threadIdx.x) / warp_threads;
   const offset_t warps      = offset_t{gridDim.x} * (BlockThreads / warp_threads);
-  for (offset_t r = warp; r < rows.count; r += warps)
+  const offset_t windows    = ceil_div(rows.items, window);
+  for (offset_t job = warp; job < rows.jobs(); job += warps)
   {
-    register_fold<T, Levels> windows;
-    for (offset_t w = 0; w * window < rows.size; ++w)
+    const offset_t r            = job / rows.chunks;
+    const offset_t first_window = (job - r * rows.chunks) * rows.chunk_windows;
+    const offset_t end = first_window + rows.chunk_windows < windows ? first_window + rows.chunk_windows : windows;
+    register_fold<T, Levels> chunk;
+    for (offset_t w = first_window; w < end; ++w)
     {
-      const T node = window_node<LaneItems, T>(first, r * rows.size, rows.size, w, op, lane);
+      const T node = window_node<LaneItems, T>(first, r * rows.items, rows.items, w, op, lane);
       if (lane == 0)
       {
-        windows.push(node, op);
+        chunk.push(node, op);
       }
     }
+    if (!rows.joined())
+    {
+      if (lane == 0)
+      {
+        out[r] = apply_init(init, chunk.finish(op), op);
+      }
+      continue;
+    }
+    bool last = false;
     if (lane == 0)
     {
-      out[r] = apply_init(init, windows.finish(op), op);
+      values[job] = chunk.finish(op);
+      last        = Join == part_join::last_block && arrive_last(arrivals[r], static_cast<unsigned>(rows.chunks));
+    }
+    if (__shfl_sync(0xffffffffu, last, 0))
+    {
+      const T all = join_row_chunks(values + r * rows.chunks, rows.chunks, op, lane);
+      if (lane == 0)
+      {
+        out[r] = apply_init(init, all, op);
+      }
     }
   }
 }
+
 } // namespace rk::detail

@@ -1,8 +1,8 @@
 #pragma once
 // The fixed-size form's launches (rk/cuda/agent/segment_rows.cuh). The host knows every row's
-// length, so it picks the kernel that reads rows of that length and cuts long rows into parts
-// itself: nothing is listed or planned on the device, and no offsets are read. rk::segmented_reduce's
-// fixed-size form and rk::reduce_axes's outputs run it.
+// length, so it picks the kernel that reads rows of that length, and itself cuts long rows into
+// parts and picks the one block body that reads them all: nothing is listed or planned on the
+// device, and no offsets are read. rk::segmented_reduce's fixed-size form and rk::reduce_axes's outputs run it.
 
 #include <rk/cuda/agent/reduce_agent.cuh>
 #include <rk/cuda/agent/segment_parts.cuh>
@@ -11,6 +11,7 @@
 #include <rk/cuda/kernels/segmented_reduce.cuh>
 #include <rk/cuda/launch.cuh>
 #include <rk/cuda/policy.cuh>
+#include <rk/cuda/primitives/load.cuh>
 #include <rk/cuda/runtime.cuh>
 #include <rk/detail/integer.hpp>
 #include <rk/detail/segments.hpp>
@@ -18,6 +19,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace rk::detail
 {
@@ -40,9 +42,13 @@ public:
   static constexpr auto item_kernel    = lane_rows_kernel<1, T, Input, Output, Init, Op>; // rows of one item
   static constexpr auto group_kernel   = group_rows_kernel<lane_items, T, Input, Output, Init, Op>;
   static constexpr auto window_kernel  = window_rows_kernel<lane_items, T, Input, Output, Init, Op>;
-  static constexpr auto windows_kernel = windows_rows_kernel<lane_items, T, Input, Output, Init, Op>;
-  static constexpr auto long_kernel = long_rows_kernel<vector_agent, element_agent, join, T, Input, Output, Init, Op>;
+  static constexpr auto windows_kernel = windows_rows_kernel<lane_items, join, T, Input, Output, Init, Op>;
+  // Long rows: one kernel per agent, the host picks the one that reads every row (one_agent).
+  static constexpr auto long_kernel = long_rows_kernel<vector_agent, join, T, Input, Output, Init, Op>;
+  static constexpr auto long_element_kernel =
+    long_rows_kernel<element_agent, join, T, typename element_agent::input_type, Output, Init, Op>;
   static constexpr int long_threads = vector_agent::block_threads;
+  static_assert(element_agent::block_threads == long_threads, "both agents share the launch shape");
 
   rows_launch(const fixed_segments& rows, const device_facts& device)
       : rows_(rows)
@@ -72,12 +78,18 @@ public:
       path_ = path::window;
       grid_ = short_grid<window_kernel>(ceil_div(rows.count, offset_t{row_block_threads / warp_threads}), device);
     }
-    else if (sizeof(T) >= row_windows_min_state_bytes
-             && ceil_div(tiles, offset_t{warp_threads}) < (offset_t{1} << row_windows_levels)
-             && rows.count * row_windows_min_wave_share >= resident_warps<windows_kernel>(device))
+    else if (sizeof(T) >= row_windows_any_rows_state_bytes
+             || (sizeof(T) >= row_windows_min_state_bytes && rows.count >= resident_warps<windows_kernel>(device)))
     {
       path_ = path::windows;
-      grid_ = short_grid<windows_kernel>(ceil_div(rows.count, offset_t{row_block_threads / warp_threads}), device);
+      // Rows of the lighter states come here only where they fill the GPU's warps: a chunk is then
+      // as long as a register counter holds.
+      const offset_t min_jobs = sizeof(T) >= row_windows_any_rows_state_bytes
+                                ? resident_warps<windows_kernel>(device) / row_windows_min_wave_share
+                                : 0;
+      windows_ = make_row_windows<row_windows_levels>(rows.count, rows.size, offset_t{warp_threads} * tile_items<item>,
+                                                      min_jobs);
+      grid_ = short_grid<windows_kernel>(ceil_div(windows_.jobs(), offset_t{row_block_threads / warp_threads}), device);
     }
     else
     {
@@ -85,7 +97,8 @@ public:
       // A part gets at least the body's minimum work (as reduce_agent::plan gives rk::reduce's blocks).
       const offset_t min_part_tiles = offset_t{vector_agent::tuning.min_chunks_per_warp}
                                     * (long_threads / warp_threads);
-      const offset_t blocks = max_grid<long_kernel>(vector_agent::tuning, long_threads, device);
+      const offset_t blocks = std::min(max_grid<long_kernel>(vector_agent::tuning, long_threads, device),
+                                       max_grid<long_element_kernel>(element_agent::tuning, long_threads, device));
       long_rows_            = make_row_parts<item>(rows.count, rows.size, blocks, min_part_tiles);
       grid_                 = std::min(long_rows_.jobs(), blocks);
     }
@@ -93,11 +106,15 @@ public:
 
   std::size_t counter_words() const
   {
-    return path_ == path::parts && long_rows_.joined() ? static_cast<std::size_t>(rows_.count) : 0;
+    const bool joined = (path_ == path::parts && long_rows_.joined()) || (path_ == path::windows && windows_.joined());
+    return joined ? static_cast<std::size_t>(rows_.count) : 0;
   }
   std::size_t scratch_bytes() const
   {
-    return path_ == path::parts ? static_cast<std::size_t>(long_rows_.values_per_row() * rows_.count) * sizeof(T) : 0;
+    const offset_t values = path_ == path::parts                        ? long_rows_.values_per_row() * rows_.count
+                          : path_ == path::windows && windows_.joined() ? windows_.jobs()
+                                                                        : 0;
+    return static_cast<std::size_t>(values) * sizeof(T);
   }
 
   /// Enqueues the launches on `stream`, with scratch_bytes() of device memory at `scratch` and
@@ -125,14 +142,45 @@ public:
         launch_kernel(window_kernel, grid, row_block_threads, stream,
                       "rk::segmented_reduce: launching the warp row kernel", input, rows_, output, init, op);
         break;
-      case path::windows:
-        launch_kernel(windows_kernel, grid, row_block_threads, stream,
-                      "rk::segmented_reduce: launching the warp long-row kernel", input, rows_, output, init, op);
-        break;
-      case path::parts: {
+      case path::windows: {
         T* values = static_cast<T*>(scratch);
-        launch_kernel(long_kernel, grid, long_threads, stream, "rk::segmented_reduce: launching the long-row kernel",
-                      input, long_rows_, counters, values, output, init, op);
+        launch_kernel(windows_kernel, grid, row_block_threads, stream,
+                      "rk::segmented_reduce: launching the warp long-row kernel", input, windows_, values, counters,
+                      output, init, op);
+        if constexpr (join == part_join::finish_kernel)
+        {
+          if (windows_.joined())
+          {
+            launch_kernel(windows_rows_finish_kernel<T, Output, Init, Op>,
+                          static_cast<unsigned>(
+                            std::min(ceil_div(rows_.count, offset_t{row_block_threads / warp_threads}), grid_)),
+                          row_block_threads, stream, "rk::segmented_reduce: launching the warp long-row finish kernel",
+                          windows_, values, output, init, op);
+          }
+        }
+        break;
+      }
+      case path::parts: {
+        T* values              = static_cast<T*>(scratch);
+        const auto launch_long = [&](auto kernel, auto start) {
+          launch_kernel(kernel, grid, long_threads, stream, "rk::segmented_reduce: launching the long-row kernel",
+                        start, long_rows_, counters, values, output, init, op);
+        };
+        if constexpr (vector_agent::vectorized)
+        {
+          if (every_row_on_vector_grid(input))
+          {
+            launch_long(long_kernel, input);
+          }
+          else
+          {
+            launch_long(long_element_kernel, element_input(input));
+          }
+        }
+        else
+        {
+          launch_long(long_kernel, input);
+        }
         if constexpr (join == part_join::finish_kernel)
         {
           if (long_rows_.joined())
@@ -149,6 +197,14 @@ public:
   }
 
 private:
+  /// Whether the vector agent can read every row of a vectorized input: its first item lies on the
+  /// 16-byte grid (with_aligned_reads' rule), and a row is whole vectors long.
+  bool every_row_on_vector_grid(const Input& input) const
+  {
+    return rows_.size * offset_t{sizeof(item)} % offset_t{vector_bytes} == 0
+        && with_aligned_reads(input, [](auto start) { return std::is_same_v<decltype(start), Input>; });
+  }
+
   enum class path
   {
     item,
@@ -181,5 +237,6 @@ private:
   int width_     = 0;
   offset_t grid_ = 1;
   row_parts long_rows_{};
+  row_windows windows_{};
 };
 } // namespace rk::detail

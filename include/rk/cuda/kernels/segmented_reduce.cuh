@@ -169,35 +169,53 @@ __global__ void __launch_bounds__(row_block_threads)
   reduce_window_rows<row_block_threads, LaneItems, T>(first, rows, out, init, op);
 }
 
-/// Rows of more than a window, at most 2^row_windows_levels - 1 windows, and rows enough for a
-/// warp each (rows_launch): a warp per row.
-template <int LaneItems, class T, class Input, class Out, class Init, class Op>
+/// Rows of more than a window of states that go a warp per chunk of windows (rows_launch): where a
+/// row has more than one chunk, `arrivals` holds a zeroed word per row (part_join::last_block) and
+/// `values` a value per chunk.
+template <int LaneItems, part_join Join, class T, class Input, class Out, class Init, class Op>
 __global__ void __launch_bounds__(row_block_threads)
-  windows_rows_kernel(Input first, fixed_segments rows, Out out, Init init, Op op)
+  windows_rows_kernel(Input first, row_windows rows, T* values, unsigned* arrivals, Out out, Init init, Op op)
 {
-  reduce_windows_rows<row_block_threads, LaneItems, row_windows_levels, T>(first, rows, out, init, op);
+  reduce_windows_rows<row_block_threads, LaneItems, row_windows_levels, Join, T>(first, rows, values, arrivals, out,
+                                                                                 init, op);
+}
+
+/// two_pass: joins the chunks of every row of more than one (row_windows::joined()), a warp per row.
+template <class T, class Out, class Init, class Op>
+__global__ void __launch_bounds__(row_block_threads)
+  windows_rows_finish_kernel(row_windows rows, const T* values, Out out, Init init, Op op)
+{
+  const int lane       = static_cast<int>(threadIdx.x) % warp_threads;
+  const offset_t warps = offset_t{gridDim.x} * (row_block_threads / warp_threads);
+  for (offset_t r = (offset_t{blockIdx.x} * row_block_threads + threadIdx.x) / warp_threads; r < rows.rows; r += warps)
+  {
+    const T all = join_row_chunks(values + r * rows.chunks, rows.chunks, op, lane);
+    if (lane == 0)
+    {
+      out[r] = apply_init(init, all, op);
+    }
+  }
 }
 
 /// Longer rows: block b takes part b % parts of row b / parts (and every gridDim.x-th job after
-/// it), through the long list's part body; where a row's tree has more than one node, `arrivals`
-/// holds a zeroed word per row and `values` their node values and pieces.
-template <class VectorAgent, class ElementAgent, part_join Join, class T, class Input, class Out, class Init, class Op>
-__global__ void __launch_bounds__(VectorAgent::block_threads,
-                                  long_segment_min_blocks_per_sm* VectorAgent::block_threads <= 2048
-                                    ? long_segment_min_blocks_per_sm
-                                    : 2048 / VectorAgent::block_threads)
+/// it), through the long list's part body with Agent's block body alone (rows_launch picks the
+/// agent that reads every row: see one_agent); where a row's tree has more than one node,
+/// `arrivals` holds a zeroed word per row and `values` their node values and pieces.
+template <class Agent, part_join Join, class T, class Input, class Out, class Init, class Op>
+__global__ void __launch_bounds__(Agent::block_threads, long_segment_min_blocks_per_sm* Agent::block_threads <= 2048
+                                                          ? long_segment_min_blocks_per_sm
+                                                          : 2048 / Agent::block_threads)
   long_rows_kernel(Input first, row_parts rows, unsigned* arrivals, T* values, Out out, Init init, Op op)
 {
-  static_assert(VectorAgent::block_threads == ElementAgent::block_threads, "both agents share the block");
   const tree_plan plan = {rows.items, rows.split};
   for (offset_t job = blockIdx.x; job < rows.jobs(); job += gridDim.x)
   {
     const offset_t r    = job / rows.parts;
     const offset_t part = job - r * rows.parts;
     T* const row_values = values + r * rows.values_per_row();
-    reduce_tree_part<Join, VectorAgent, ElementAgent>(first, r * rows.items, plan, part,
-                                                      tree_outputs<T>{row_values, row_values + rows.split.nodes()},
-                                                      arrivals + (rows.joined() ? r : 0), out, r, init, op);
+    reduce_tree_part<Join, Agent, one_agent>(first, r * rows.items, plan, part,
+                                             tree_outputs<T>{row_values, row_values + rows.split.nodes()},
+                                             arrivals + (rows.joined() ? r : 0), out, r, init, op);
     __syncthreads(); // the block body's shared memory serves the next job
   }
 }
