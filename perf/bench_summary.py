@@ -136,6 +136,16 @@ def axes_cells(paths):
     return out
 
 
+def axes_torch(path):
+    """perf/torch_axes.py's table: {(case, T, log2 n, layout): torch µs}."""
+    torch = {}
+    for line in open(path):
+        f = [x.strip() for x in line.split("|")]
+        if len(f) > 6 and f[2] in ("float", "double"):
+            torch[(f[1], f[2], int(f[3][2:]), f[4])] = float(f[6])
+    return torch
+
+
 AXES_COLUMNS = [(T, n, L) for T in ("float", "double") for n in (26, 28) for L in ("right", "left", "stride")]
 
 

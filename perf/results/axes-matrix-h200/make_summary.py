@@ -15,11 +15,7 @@ c8 = load(["call8_run1.json.gz", "call8_run2.json.gz"])
 # call 8 (its row-engine change, dropped, runs none of these shapes).
 VECTOR = {("first axis, 8 x 2^23", "right"), ("last axis, 2^23 x 8", "left"), ("last axis, 2^23 x 8", "stride"),
           ("last axis, 2^24 x 4", "left"), ("last axis, 2^24 x 4", "stride")}
-torch = {}
-for line in open("call5_torch_axes.md"):
-    f = [x.strip() for x in line.split("|")]
-    if len(f) > 6 and f[2] in ("float", "double"):
-        torch[(f[1], f[2], int(f[3][2:]), f[4])] = float(f[6])
+torch = b.axes_torch("call5_torch_axes.md")
 cols = b.AXES_COLUMNS
 
 

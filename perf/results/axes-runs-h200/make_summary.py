@@ -20,11 +20,7 @@ c3 = load(["call3_3454ed3_run1.json.gz"])
 c4 = load(["call4_85d9feb_run2.json.gz"])
 WINDOWS_F32 = {("axes 0 and 2, 32 x 256 x 8192", ("float", 28, "right")),
                ("axes 0 and 2, 256 x 512 x 512", ("float", 28, "stride"))}
-torch = {}
-for line in open("call4_torch_axes.md"):
-    f = [x.strip() for x in line.split("|")]
-    if len(f) > 6 and f[2] in ("float", "double"):
-        torch[(f[1], f[2], int(f[3][2:]), f[4])] = float(f[6])
+torch = b.axes_torch("call4_torch_axes.md")
 cols = b.AXES_COLUMNS
 
 
