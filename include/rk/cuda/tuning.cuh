@@ -325,12 +325,21 @@ struct run_pass_shape
 /// columns) the threads left over take more runs of the same outputs' lanes.
 inline constexpr int column_block_threads = 256;
 
-/// The column nodes kernel's occupancy bound, given explicitly: with a minimum of one block an SM
-/// ptxas budgets the vector kernel (four outputs a thread) 110 registers instead of 100 and keeps
-/// more of its loads in flight, at the same two blocks an SM: 8 x 2^23 float columns 109.2 ->
-/// 100.2 us, every one-output-a-thread shape level (64 registers either way). Bounds of 5 and 6
-/// blocks (48 and 40 registers) made those shapes 5-23 % slower (H200, rk_perf_axes).
-inline constexpr int column_nodes_min_blocks = 1;
+/// The column nodes kernel's occupancy bound (blocks an SM), given explicitly. For states of at
+/// most 8 bytes, one: with it ptxas budgets the vector kernel (four outputs a thread) 110
+/// registers instead of 100 and keeps more of its loads in flight, at the same two blocks an SM:
+/// 8 x 2^23 float columns 109.2 -> 100.2 us, every one-output-a-thread shape level (64 registers
+/// either way). Bounds of 5 and 6 blocks (48 and 40 registers) made those shapes 5-23 % slower
+/// (H200, rk_perf_axes). Larger states (rk::mean_var's), two: alone, ptxas gave the double
+/// statistics' kernels 135 and 166 registers, one block an SM, and layer norm over a layout_left
+/// 65536 x 1024 double array took 2.00x the probe, batch norm 2.13x; with two blocks (128
+/// registers) 1.32x and 1.48x, float statistics level. Two blocks for every state made float
+/// sums over a layout_left 2^24 x 4 array 1.06 -> 1.22x; three (85 registers) made float batch
+/// norm 1.25 -> 1.45x (H200, rk_bench_axes).
+constexpr int column_nodes_min_blocks(std::size_t state_bytes)
+{
+  return state_bytes > 8 ? 2 : 1;
+}
 
 /// Threads the column engine aims for, in units of the GPU's resident threads: enough runs of
 /// every column to keep the memory busy while each thread folds its lanes one after another.

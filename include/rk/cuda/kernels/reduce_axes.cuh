@@ -227,7 +227,7 @@ __device__ __forceinline__ void write_across_columns(const column_layout& layout
 /// in order, with no counter: counters sized for runs of 64 lanes had 8 x 2^23 float columns issue
 /// 26 instructions an item at 112 registers (103.1 us, against 87.4 without them, H200).
 template <int V, bool Runs, class T, class U, class Transform, class Output, class Op>
-__global__ void __launch_bounds__(column_block_threads, column_nodes_min_blocks)
+__global__ void __launch_bounds__(column_block_threads, column_nodes_min_blocks(sizeof(T)))
   column_nodes_kernel(const U* x, Transform transform, column_layout layout, column_grid grid, T* nodes,
                       chunk_node_layout node_at, Output out, T init, Op op)
 {
