@@ -2,7 +2,8 @@
 // The fixed-size form's launches (rk/cuda/agent/segment_rows.cuh). The host knows every row's
 // length, so it picks the kernel that reads rows of that length, and itself cuts long rows into
 // parts and picks the one block body that reads them all: nothing is listed or planned on the
-// device, and no offsets are read. rk::segmented_reduce's fixed-size form and rk::reduce_axes's outputs run it.
+// device, and no offsets are read. rk::segmented_reduce's fixed-size form and rk::reduce_axes's
+// outputs run it.
 
 #include <rk/cuda/agent/reduce_agent.cuh>
 #include <rk/cuda/agent/segment_parts.cuh>
