@@ -31,6 +31,19 @@ namespace
 using rk_test::layout_items;
 using rk_test::spread_item;
 
+/// `n` items of spread_item<Item> in device memory, and their copy on the host.
+template <class Item>
+std::pair<thrust::device_vector<Item>, std::vector<Item>> spread_items(std::size_t n)
+{
+  thrust::device_vector<Item> items(n);
+  thrust::transform(thrust::counting_iterator<std::int64_t>(0),
+                    thrust::counting_iterator<std::int64_t>(static_cast<std::int64_t>(n)), items.begin(),
+                    spread_item<Item>{});
+  std::vector<Item> host_items(n);
+  thrust::copy(items.begin(), items.end(), host_items.begin());
+  return {std::move(items), std::move(host_items)};
+}
+
 template <class T, class Item, class Policy, class Check>
 void every_layout(Policy policy, Check check)
 {
@@ -39,12 +52,7 @@ void every_layout(Policy policy, Check check)
     CAPTURE(rk_test::name(layout));
     const auto offsets  = rk_test::make_offsets(layout, layout_items());
     const std::size_t n = static_cast<std::size_t>(offsets.back()), segments = offsets.size() - 1;
-    thrust::device_vector<Item> items(n);
-    thrust::transform(thrust::counting_iterator<std::int64_t>(0),
-                      thrust::counting_iterator<std::int64_t>(static_cast<std::int64_t>(n)), items.begin(),
-                      spread_item<Item>{});
-    std::vector<Item> host_items(n);
-    thrust::copy(items.begin(), items.end(), host_items.begin());
+    const auto [items, host_items] = spread_items<Item>(n);
     const thrust::device_vector<std::int64_t> d_offsets(offsets.begin(), offsets.end());
     std::vector<T> expected(segments);
     const T init = T(3);
@@ -115,6 +123,56 @@ RK_GPU_TEST_CASE("segmented_reduce: one segment equals rk::reduce, off the 16-by
     CHECK(rk_test::bits_of(static_cast<float>(out[0])) == rk_test::bits_of(expected));
     rk::segmented_reduce(rk::two_pass, items.begin() + start, 1, n - start, out.begin(), 1.5f, rk::plus{});
     CHECK(rk_test::bits_of(static_cast<float>(out[0])) == rk_test::bits_of(expected));
+  }
+}
+
+RK_GPU_TEST_CASE("segmented_reduce: long segments on and off the 16-byte grid, few and many in a call, rk::host's bits")
+{
+  // Odd lengths put every other segment's first double off the 16-byte grid: lengths of one part
+  // and of many (their nodes joined by the last block or by rk::two_pass's finish kernel), with
+  // empty and short segments between them. One round of them is a call of few segments (no list:
+  // every block lays them out), six rounds one of more than rk::detail::few_segments_max (the
+  // long list, one list for both block bodies).
+  const std::vector<std::int64_t> lengths{8193, 40001, 65537, 300001, 3, 16385, 16383, 131073, 0, 1000001, 4097, 8191};
+  for (int rounds : {1, 6})
+  {
+    std::vector<std::int64_t> offsets{0};
+    for (int round = 0; round < rounds; ++round)
+    {
+      for (std::int64_t length : lengths)
+      {
+        offsets.push_back(offsets.back() + length + round);
+      }
+    }
+    const std::size_t n = static_cast<std::size_t>(offsets.back()), segments = offsets.size() - 1;
+    CAPTURE(segments);
+    CHECK((segments <= static_cast<std::size_t>(rk::detail::few_segments_max)) == (rounds == 1));
+    const auto check = [&](auto item, auto policy) {
+      using T                        = decltype(item);
+      const auto [items, host_items] = spread_items<T>(n);
+      std::vector<T> expected(segments);
+      rk::segmented_reduce(rk::host, host_items.begin(), offsets.begin(), offsets.end(), expected.begin(), T(3));
+      const thrust::device_vector<std::int64_t> d_offsets(offsets.begin(), offsets.end());
+      thrust::device_vector<T> out(segments);
+      rk::segmented_reduce(policy, items.begin(), d_offsets.begin(), d_offsets.end(), out.begin(), T(3), rk::plus{});
+      std::vector<T> got(segments);
+      thrust::copy(out.begin(), out.end(), got.begin());
+      same_bits(expected, got);
+      // The CUB form over the same segments, last to first.
+      const std::vector<std::int64_t> host_begins(offsets.rbegin() + 1, offsets.rend());
+      const std::vector<std::int64_t> host_ends(offsets.rbegin(), offsets.rend() - 1);
+      const thrust::device_vector<std::int64_t> begins(host_begins.begin(), host_begins.end());
+      const thrust::device_vector<std::int64_t> ends(host_ends.begin(), host_ends.end());
+      rk::segmented_reduce(policy, items.begin(), static_cast<std::int64_t>(segments), begins.begin(), ends.begin(),
+                           out.begin(), T(3), rk::plus{});
+      thrust::copy(out.begin(), out.end(), got.begin());
+      std::reverse(got.begin(), got.end());
+      same_bits(expected, got);
+    };
+    check(double{}, rk::single_pass);
+    check(double{}, rk::two_pass);
+    check(float{}, rk::device);
+    check(std::int64_t{}, rk::atomic);
   }
 }
 

@@ -6,6 +6,7 @@
 #include "../support/spread.hpp"
 #include "../support/test_types.hpp"
 
+#include <rk/detail/few_segments.hpp>
 #include <rk/reduce.hpp>
 
 #include <doctest/doctest.h>
@@ -183,4 +184,63 @@ TEST_CASE("rk::explain_segmented (host policies): which backend, and whether the
   CHECK(s.backend == "seq");
   CHECK_FALSE(s.reproducible);
   CHECK_THROWS_AS(rk::explain_segmented(rk::host, v.begin(), -1, out.begin(), 0.0f), rk::error);
+}
+
+TEST_CASE("few-segments cut (the GPU's calls of few segments): parts, nodes and values within the scratch bound")
+{
+  using rk::detail::cut_few_segment;
+  using rk::detail::offset_t;
+  // A call of 2^18 tiles on 528 blocks, as one segment: 512 parts of one 512-tile node each, as
+  // rk::reduce splits the same tiles (make_tile_split, even_node_split).
+  const offset_t per_part               = (offset_t{1} << 18) / 528 + 1;
+  const rk::detail::few_segment_cut one = cut_few_segment(offset_t{1} << 18, per_part, 8);
+  CHECK_FALSE(one.by_warp);
+  CHECK(one.parts == 512);
+  CHECK(one.split.nodes() == 512);
+  CHECK(one.values == 512 + rk::detail::piece_slots(512));
+  // Empty, one tile, and shorter than a part: one part, stored by it (no values).
+  CHECK(cut_few_segment(0, per_part, 8).parts == 0);
+  CHECK(cut_few_segment(1, per_part, 8).parts == 1);
+  CHECK(cut_few_segment(1, per_part, 8).values == 0);
+  CHECK(cut_few_segment(per_part - 1, per_part, 8).parts == 1);
+  // Any lengths (up to 2^34 tiles) of up to 64 segments over 132-1056 blocks: the parts and
+  // values the GPU lays out stay within few_segments_values_bound, and every segment's parts
+  // cover its tiles.
+  rk_test::splitmix random{29};
+  for (int round = 0; round < 2000; ++round)
+  {
+    const offset_t blocks = 132 * static_cast<offset_t>(1 + random.next() % 8);
+    const offset_t count  = 1 + static_cast<offset_t>(random.next() % 64);
+    std::vector<offset_t> tiles(static_cast<std::size_t>(count));
+    offset_t all = 0;
+    for (auto& t : tiles)
+    {
+      const int bits = static_cast<int>(random.next() % 34);
+      t              = bits == 0 ? 0 : static_cast<offset_t>(random.next() % (std::uint64_t{1} << bits));
+      all += t;
+    }
+    const offset_t share = all > blocks ? (all + blocks - 1) / blocks : 1;
+    offset_t parts = 0, values = 0;
+    for (offset_t t : tiles)
+    {
+      const rk::detail::few_segment_cut cut = cut_few_segment(t, share, 8);
+      // Only parts of 2^20 tiles or more (a call of 2^29 tiles or more) can be too long.
+      CHECK((!cut.by_warp || share >= (offset_t{1} << 20)));
+      if (t > 0 && !cut.by_warp)
+      {
+        CHECK(cut.split.tiles == t);
+        CHECK(cut.split.part_begin(cut.parts) == t);
+        CHECK(cut.split.nodes() <= 2 * cut.parts);
+      }
+      parts += cut.parts;
+      values += cut.values;
+    }
+    CHECK(parts <= blocks + count);
+    CHECK(values <= rk::detail::few_segments_values_bound(blocks, count));
+  }
+  // A segment whose parts would be longer than 2^21 tiles (2^30 tiles in a call of 512 parts: only
+  // iterators hold so many items) goes to a warp.
+  const rk::detail::few_segment_cut huge = cut_few_segment(offset_t{1} << 40, (offset_t{1} << 40) / 528 + 1, 8);
+  CHECK(huge.by_warp);
+  CHECK(huge.parts == 0);
 }

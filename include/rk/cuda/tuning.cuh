@@ -256,6 +256,16 @@ inline constexpr offset_t long_segment_max_parts = 4096;
 /// goes to a warp: slower for millions of items, never wrong.
 inline constexpr offset_t long_segment_part_capacity = offset_t{1} << 17;
 
+/// Calls of the CSR and CUB forms with at most this many segments skip the long list: every block
+/// reads every segment's bounds and cuts each into parts in proportion to its tiles, about one part
+/// a block (rk/cuda/agent/few_segments.cuh). The long list's 128-tile parts drain a block's loads
+/// at every boundary: H200, 2^26 items, us, list against few-segments path: one segment of floats
+/// 75.9 against 69.8 (rk::reduce_into 66.1), of doubles 143.6 against 132.5 (128.3); 64 segments
+/// of 2^20 floats 75.4 against 70.2, of doubles 142.1 against 132.9. 64: two segments a lane of
+/// the warp that lays them out, in every block, before its first load; more (1024 segments of
+/// 65536 floats stay on the list at 77.2) were not measured.
+inline constexpr int few_segments_max = 64;
+
 /// The long-segment kernel holds two block bodies (16-byte vectors and elements, for segments on
 /// and off the 16-byte grid); ptxas alone gives it 100-127 registers, two 256-thread blocks per
 /// SM, too few loads in flight. This asks for room for this many (the fixed-size form's long rows

@@ -159,28 +159,46 @@ __device__ __forceinline__ T window_node(const Input& first, offset_t begin, off
   return warp_reduce(held_tile.value, op, lane, in_window);
 }
 
-/// A segment of more than one window (only segments the full long list left to the warps): the
-/// windows fold in lane 0. Kept out of line, so that its fold's stack frame costs the common
-/// path nothing.
-template <int LaneItems, class T, class Input, class Op>
-__device__ __noinline__ T many_windows(Input first, offset_t begin, offset_t n, Op op, int lane)
+/// Windows [w_begin, w_end) of the `n` items from `begin`, their nodes (window_node) pushed in
+/// order into lane 0's `fold` (a pairwise_fold or register_fold: its carries are the tree's
+/// combines of the windows). By a whole warp.
+template <int LaneItems, class T, class Fold, class Input, class Op>
+__device__ __forceinline__ void fold_windows(Fold& fold, const Input& first, offset_t begin, offset_t n,
+                                             offset_t w_begin, offset_t w_end, Op& op, int lane)
 {
-  constexpr offset_t window = offset_t{warp_threads} * warp_threads * LaneItems;
-  pairwise_fold<T, 40 - window_level> windows;
-  for (offset_t w = 0; w * window < n; ++w)
+  for (offset_t w = w_begin; w < w_end; ++w)
   {
     const T node = window_node<LaneItems, T>(first, begin, n, w, op, lane);
     if (lane == 0)
     {
-      windows.push(node, op);
+      fold.push(node, op);
     }
   }
+}
+
+/// The tree over a segment of any length by a whole warp: its windows fold in lane 0 (result
+/// valid there).
+template <int LaneItems, class T, class Input, class Op>
+__device__ __forceinline__ T warp_windows_root(const Input& first, offset_t begin, offset_t n, Op& op, int lane)
+{
+  constexpr offset_t window = offset_t{warp_threads} * warp_threads * LaneItems;
+  pairwise_fold<T, 40 - window_level> windows;
+  fold_windows<LaneItems, T>(windows, first, begin, n, 0, ceil_div<window>(n), op, lane);
   uninitialized<T> root;
   if (lane == 0)
   {
     root.emplace(windows.finish(op));
   }
   return root.value;
+}
+
+/// A segment of more than one window (only segments the full long list left to the warps):
+/// warp_windows_root, kept out of line, so that its fold's stack frame costs the common path
+/// nothing.
+template <int LaneItems, class T, class Input, class Op>
+__device__ __noinline__ T many_windows(Input first, offset_t begin, offset_t n, Op op, int lane)
+{
+  return warp_windows_root<LaneItems, T>(first, begin, n, op, lane);
 }
 
 /// The tree over `n` items from `begin` by a group of Width lanes: a group of fewer than 32 lanes

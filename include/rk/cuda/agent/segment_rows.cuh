@@ -280,14 +280,7 @@ __device__ __forceinline__ void reduce_windows_rows(const Input& first, const ro
     const offset_t first_window = (job - r * rows.chunks) * rows.chunk_windows;
     const offset_t end = first_window + rows.chunk_windows < windows ? first_window + rows.chunk_windows : windows;
     register_fold<T, Levels> chunk;
-    for (offset_t w = first_window; w < end; ++w)
-    {
-      const T node = window_node<LaneItems, T>(first, r * rows.items, rows.items, w, op, lane);
-      if (lane == 0)
-      {
-        chunk.push(node, op);
-      }
-    }
+    fold_windows<LaneItems, T>(chunk, first, r * rows.items, rows.items, first_window, end, op, lane);
     if (!rows.joined())
     {
       if (lane == 0)
@@ -302,7 +295,7 @@ __device__ __forceinline__ void reduce_windows_rows(const Input& first, const ro
       values[job] = chunk.finish(op);
       last        = Join == part_join::last_block && arrive_last(arrivals[r], static_cast<unsigned>(rows.chunks));
     }
-    if (__shfl_sync(0xffffffffu, last, 0))
+    if (broadcast_lane0(last))
     {
       const T all = join_row_chunks(values + r * rows.chunks, rows.chunks, op, lane);
       if (lane == 0)

@@ -134,6 +134,11 @@ explanation explain_segmented_dispatch(const gpu_policy<Backend, Provider>&, Inp
                        "each part: floating-point results of long segments may differ from run to run, integer "
                        "results are exact)")
          : std::string("by the last block of each segment to finish; each segment gets rk::reduce's tree"))
+    + (run != gpu_backend::atomic && segments <= detail::few_segments_max
+         ? ". This call's " + std::to_string(segments) + " segment" + (segments == 1 ? "" : "s")
+             + " take no list in the CSR and CUB forms: every block reads the bounds and cuts each segment into "
+               "parts in proportion to its length, about one part a block, joined as above"
+         : std::string())
     + ". The fixed-size form has no list: by the row length a thread, a group of lanes or a warp takes each row, "
       "or longer rows are cut alike into parts of rk::reduce's block body, joined by their last block (by a second "
       "kernel on two_pass); every backend gives it rk::reduce's tree";

@@ -2,12 +2,14 @@
 // The segment engine: the launches of segmented reduce's kernels over any segment source and
 // output, and the scratch they need. rk::segmented_reduce runs it over the caller's segments,
 // rk::reduce_by_key over the long runs its run pass lists, rk::reduce_axes over its outputs' items.
-// The fixed-size form goes to the row engine (rk/cuda/dispatch/row_engine.cuh).
+// The fixed-size form goes to the row engine (rk/cuda/dispatch/row_engine.cuh), calls of few
+// segments to the few-segments engine (rk/cuda/dispatch/few_segments_engine.cuh).
 
 #include <rk/cuda/agent/reduce_agent.cuh>
 #include <rk/cuda/agent/segment_parts.cuh>
 #include <rk/cuda/dispatch/backend_choice.cuh>
 #include <rk/cuda/dispatch/common.cuh>
+#include <rk/cuda/dispatch/few_segments_engine.cuh>
 #include <rk/cuda/dispatch/row_engine.cuh>
 #include <rk/cuda/kernels/segmented_reduce.cuh>
 #include <rk/cuda/launch.cuh>
@@ -166,6 +168,19 @@ void enqueue_segmented_reduce(const gpu_policy<Backend, Provider>& policy, Input
     }
     else
     {
+      if constexpr (backend != gpu_backend::atomic)
+      {
+        if (takes_few_segments<backend, decltype(segments)>(segments.count))
+        {
+          const few_segments_launch<backend, Provider, decltype(input), decltype(segments), decltype(output), T, Op> few(
+            device, segments.count);
+          scratch_lease scratch = lease_scratch(device.ordinal, policy.stream, few.counter_words(), sizeof(T),
+                                                few.scratch_bytes());
+          few.enqueue(input, segments, output, init, op, scratch.partials, scratch.counters, policy.stream, device);
+          scratch.close();
+          return;
+        }
+      }
       const segmented_launch<backend, Provider, decltype(input), decltype(segments), decltype(output), T, T, Op> launch(
         device, segments.count);
       scratch_lease scratch = lease_scratch(device.ordinal, policy.stream, launch.counter_words, sizeof(T),

@@ -18,7 +18,11 @@
 //    user). rk::atomic runs the grid-ordered block body instead (as rk::reduce's atomic backend
 //    does): the short kernel seeds a listed segment's output with init, and every part combines
 //    its total into it with an atomic.
+// A call of at most few_segments_max segments (CSR and CUB forms, rk::reduce's tree) has neither:
+// few_segments_kernel's blocks read every segment's bounds and cut each into parts as long as a
+// block's share of the items (rk/cuda/agent/few_segments.cuh).
 
+#include <rk/cuda/agent/few_segments.cuh>
 #include <rk/cuda/agent/segment_groups.cuh>
 #include <rk/cuda/agent/segment_parts.cuh>
 #include <rk/cuda/agent/segment_planner.cuh>
@@ -139,6 +143,92 @@ __global__ void __launch_bounds__(BlockThreads)
   if (threadIdx.x == 0)
   {
     list.depart(gridDim.x);
+  }
+}
+
+// The CSR and CUB forms' calls of few segments (rk/cuda/agent/few_segments.cuh): one kernel whose
+// blocks lay the segments out themselves, and for rk::two_pass a second that joins their nodes.
+
+/// A call of at most few_segments_max segments: every block lays them out (lay_out_few_segments,
+/// for this grid) and takes jobs blockIdx.x, blockIdx.x + gridDim.x, ...: a part of a segment's
+/// split through rk::reduce's block body and the backend's epilogue, as the long list's parts are
+/// (reduce_tree_part: a segment of one node is stored by its part, of more joined at arrivals[s]
+/// by its last part or by few_segments_finish_kernel). Then the segments no part reads: an empty
+/// one gets init (a bad one is reported too), one too long for its parts' nodes a warp's windows.
+template <class VectorAgent, class ElementAgent, part_join Join, class T, class Input, class Segments, class Out,
+          class Init, class Op>
+__global__ void __launch_bounds__(VectorAgent::block_threads,
+                                  long_segment_min_blocks_per_sm* VectorAgent::block_threads <= 2048
+                                    ? long_segment_min_blocks_per_sm
+                                    : 2048 / VectorAgent::block_threads)
+  few_segments_kernel(Input first, Segments segments, offset_t min_part_tiles, T* values, unsigned* arrivals, Out out,
+                      Init init, unsigned long long* error_word, Op op)
+{
+  static_assert(Join != part_join::atomic, "rk::atomic's calls take the long list");
+  using item = typename VectorAgent::item;
+  __shared__ few_segments_layout layout;
+  lay_out_few_segments<item>(segments, gridDim.x, min_part_tiles, layout);
+  for (offset_t job = blockIdx.x; job < layout.jobs(); job += gridDim.x)
+  {
+    const int s             = layout.segment_of(job);
+    const tree_plan& plan   = layout.plan[s];
+    T* const segment_values = values + layout.first_value[s];
+    reduce_tree_part<Join, VectorAgent, ElementAgent>(
+      first, layout.first[s], plan, job - layout.first_part[s],
+      tree_outputs<T>{segment_values, segment_values + plan.split.nodes()}, arrivals + s, out, s, init, op);
+    __syncthreads(); // the block body's shared memory serves the next job
+  }
+  for (int s = static_cast<int>(blockIdx.x); s < layout.count; s += static_cast<int>(gridDim.x))
+  {
+    if (layout.by_warp[s])
+    {
+      if (threadIdx.x < warp_threads)
+      {
+        const int lane = static_cast<int>(threadIdx.x);
+        // Inline: a call here (many_windows) made the kernel spill around it.
+        const T all = warp_windows_root<tile_lane_items<item>, T>(first, layout.first[s], layout.plan[s].items, op,
+                                                                  lane);
+        if (lane == 0)
+        {
+          out[s] = apply_init(init, all, op);
+        }
+      }
+    }
+    else if (layout.plan[s].items <= 0 && threadIdx.x == 0)
+    {
+      if (layout.plan[s].items < 0)
+      {
+        report_bad_segment(error_word, s);
+      }
+      out[s] = empty_segment_value<T>(init);
+    }
+  }
+}
+
+/// two_pass: finishes every segment of few_segments_kernel's layout (`blocks`: its grid) whose
+/// tree has more than one node, a block per segment.
+template <int BlockThreads, class Item, class T, class Segments, class Out, class Init, class Op>
+__global__ void __launch_bounds__(BlockThreads)
+  few_segments_finish_kernel(Segments segments, offset_t blocks, offset_t min_part_tiles, T* values, Out out, Init init,
+                             Op op)
+{
+  __shared__ few_segments_layout layout;
+  lay_out_few_segments<Item>(segments, blocks, min_part_tiles, layout);
+  for (int s = static_cast<int>(blockIdx.x); s < layout.count; s += static_cast<int>(gridDim.x))
+  {
+    const tile_split& split = layout.plan[s].split;
+    if (layout.parts(s) == 0 || split.nodes() == 1)
+    {
+      continue; // no parts, or stored by its one part
+    }
+    T* const segment_values = values + layout.first_value[s];
+    const T all = finish_split<BlockThreads, T>(split, tree_outputs<T>{segment_values, segment_values + split.nodes()},
+                                                op);
+    if (threadIdx.x == 0)
+    {
+      out[s] = apply_init(init, all, op);
+    }
+    __syncthreads();
   }
 }
 
