@@ -5,6 +5,8 @@
 //   nvcc -std=c++20 -O3 -arch=sm_90 --expt-relaxed-constexpr -I include long_rows.cu build/librk.a -lcuda
 // (the calls of that section ran earlier versions of it with fewer shapes, and the CSR cases as
 // a program of their own).
+#include "../event_timer.cuh"
+
 #include <rk/reduce.cuh>
 
 #include <thrust/device_vector.h>
@@ -13,29 +15,6 @@
 
 #include <cstdio>
 #include <vector>
-
-/// µs per call: 20 calls between CUDA events after 3 (at 256 MiB or more, L2 holds none of it).
-template <class Call>
-float time_calls(Call call)
-{
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  for (int i = 0; i < 3; ++i)
-  {
-    call();
-  }
-  cudaEventRecord(a);
-  for (int i = 0; i < 20; ++i)
-  {
-    call();
-  }
-  cudaEventRecord(b);
-  cudaEventSynchronize(b);
-  float ms = 0;
-  cudaEventElapsedTime(&ms, a, b);
-  return ms * 1000 / 20;
-}
 
 template <class T>
 float rows(const T* x, T* o, long r, long n)
