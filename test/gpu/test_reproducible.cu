@@ -63,9 +63,15 @@ void sums_have_the_same_bits()
   // Item i at index i + 1 too, so the range also starts off the 16-byte grid.
   thrust::transform(thrust::counting_iterator<std::int64_t>(0), thrust::counting_iterator<std::int64_t>(most),
                     items.begin(), rk_test::spread_value<F>{});
-  thrust::device_vector<F> shifted(static_cast<std::size_t>(most) + 1);
-  thrust::transform(thrust::counting_iterator<std::int64_t>(0), thrust::counting_iterator<std::int64_t>(most),
-                    shifted.begin() + 1, rk_test::spread_value<F>{});
+  // And at index i + s for s = 1, 2, 3: ranges 1 to 3 items past the 16-byte grid (the flat
+  // kernels read 4- and 8-byte items there as shifted vectors).
+  std::vector<thrust::device_vector<F>> shifted;
+  for (int s = 1; s <= 3; ++s)
+  {
+    shifted.emplace_back(static_cast<std::size_t>(most) + 3);
+    thrust::transform(thrust::counting_iterator<std::int64_t>(0), thrust::counting_iterator<std::int64_t>(most),
+                      shifted.back().begin() + s, rk_test::spread_value<F>{});
+  }
   std::vector<F> host(static_cast<std::size_t>(most));
   thrust::copy(items.begin(), items.begin() + most, host.begin());
 
@@ -86,10 +92,11 @@ void sums_have_the_same_bits()
       CHECK(rk_test::bits_of(got) == rk_test::bits_of(expected));
     };
     for_every_gpu_shape(items.begin(), n, init, rk::plus{}, check);
-    check("16-byte grid + 1 item",
-          rk::reduce(rk::single_pass, shifted.begin() + 1, shifted.begin() + 1 + n, init, rk::plus{}));
-    check("16-byte grid + 1 item, two_pass",
-          rk::reduce(rk::two_pass, shifted.begin() + 1, shifted.begin() + 1 + n, init, rk::plus{}));
+    for (int s = 1; s <= 3; ++s)
+    {
+      CAPTURE(s);
+      for_every_gpu_shape(shifted[static_cast<std::size_t>(s - 1)].begin() + s, n, init, rk::plus{}, check);
+    }
     check("through an iterator",
           rk::reduce(
             rk::single_pass,
@@ -99,6 +106,53 @@ void sums_have_the_same_bits()
   }
 }
 } // namespace
+
+namespace
+{
+/// 8 bytes at 4-byte alignment: a range of them can start 1, 2 or 3 words past the 16-byte grid.
+struct index_pair
+{
+  std::int32_t begin, end;
+};
+/// Joins adjacent index ranges, and marks any other pair broken: exact only in the items' order.
+struct join_pairs
+{
+  __host__ __device__ index_pair operator()(index_pair a, index_pair b) const
+  {
+    return a.end == b.begin && a.begin >= 0 ? index_pair{a.begin, b.end} : index_pair{-1, -1};
+  }
+};
+} // namespace
+
+RK_GPU_TEST_CASE("same bits: a non-commutative reduce of 8-byte items 0 to 3 words past the 16-byte grid")
+{
+  const std::int64_t most = rk_test::quick_mode() ? (1 << 20) + 3 : (1 << 23) + 3;
+  for (int shift = 0; shift < 4; ++shift)
+  {
+    CAPTURE(shift);
+    // Pair i is [i, i + 1), written `shift` words into a buffer of words.
+    std::vector<std::int32_t> words(static_cast<std::size_t>(2 * most + 4));
+    for (std::int64_t i = 0; i < most; ++i)
+    {
+      words[static_cast<std::size_t>(shift + 2 * i)]     = static_cast<std::int32_t>(i);
+      words[static_cast<std::size_t>(shift + 2 * i + 1)] = static_cast<std::int32_t>(i + 1);
+    }
+    const thrust::device_vector<std::int32_t> buffer(words.begin(), words.end());
+    const auto* pairs = reinterpret_cast<const index_pair*>(thrust::raw_pointer_cast(buffer.data()) + shift);
+    const auto first  = thrust::device_pointer_cast(pairs);
+    for (std::int64_t n : {std::int64_t{1}, std::int64_t{255}, std::int64_t{256}, std::int64_t{257}, std::int64_t{4097},
+                           std::int64_t{65536 * 3 + 7}, most})
+    {
+      CAPTURE(n);
+      auto check = [&](const char* what, index_pair got) {
+        CAPTURE(what);
+        CHECK(got.begin == 0);
+        CHECK(got.end == n);
+      };
+      for_every_gpu_shape(first, n, index_pair{0, 0}, join_pairs{}, check);
+    }
+  }
+}
 
 RK_GPU_TEST_CASE("same bits: float sums on every GPU backend, tuning and grid cap, and under rk::host")
 {

@@ -63,8 +63,12 @@ using as_grid_ordered = with_tree_shape<Provider, tree_shape::grid_ordered>;
 
 /// Everything a kernel needs to know about how it reads `Input` (a raw pointer, 16-byte aligned on
 /// the vectorized path, or an iterator) and how big its blocks are. `Provider` is the policy's
-/// tuning provider.
-template <class Provider, class Input, class T>
+/// tuning provider. `ShiftedWords`: a raw array off the 16-byte grid (element_pointer) of 4- or
+/// 8-byte items is read as shifted vectors in the tree's tiles (shifted_word_chunks). Only the
+/// flat reduction's kernels ask for it: in a kernel that holds both the vector and the element
+/// body (the CSR form's long and few-segments kernels) its registers spilled 20-164 bytes a
+/// thread (ptxas, floats).
+template <class Provider, class Input, class T, bool ShiftedWords = false>
 struct reduce_agent
 {
   using input_type                      = Input;
@@ -89,10 +93,12 @@ struct reduce_agent
 
   /// A tile of the reproducible tree: each lane reads 32 bytes (two 16-byte vectors, or
   /// tile_lane_items elements through the iterator).
-  static constexpr int lane_items = tile_lane_items<item>;
-  using transform                 = typename vector_source<Input>::transform;
-  using tile_chunks = std::conditional_t<vectorized, vector_chunks<item, T, tile_lane_bytes / vector_bytes, transform>,
-                                         iterator_chunks<Input, T, lane_items>>;
+  static constexpr int lane_items     = tile_lane_items<item>;
+  using transform                     = typename vector_source<Input>::transform;
+  static constexpr bool shifted_words = ShiftedWords && is_element_pointer<Input>::value && shifts_words_v<item>;
+  using tile_chunks                   = std::conditional_t<
+                      vectorized, vector_chunks<item, T, tile_lane_bytes / vector_bytes, transform>,
+                      std::conditional_t<shifted_words, shifted_word_chunks<item, T>, iterator_chunks<Input, T, lane_items>>>;
   using grid_chunks = std::conditional_t<vectorized, vector_chunks<item, T, tuning.lane_units, transform>,
                                          iterator_chunks<Input, T, tuning.lane_units>>;
   using chunks_type = std::conditional_t<pairwise, tile_chunks, grid_chunks>;
@@ -173,6 +179,10 @@ struct reduce_agent
     if constexpr (vectorized)
     {
       return chunks_type{vector_source<Input>::items(first), vector_source<Input>::transform_of(first)};
+    }
+    else if constexpr (pairwise && shifted_words)
+    {
+      return chunks_type::at(first.items);
     }
     else
     {

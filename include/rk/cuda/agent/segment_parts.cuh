@@ -23,16 +23,17 @@ enum class part_join
 };
 
 /// The block body for a vectorizable input's ranges that do not start on the 16-byte grid: the
-/// same input read element by element (no such ranges for other inputs).
-template <bool Vectorized, class Provider, class Input, class T>
+/// same input read element by element (no such ranges for other inputs), or with `ShiftedWords`
+/// as shifted vectors where the items allow (reduce_agent): for kernels that hold this body alone.
+template <bool Vectorized, class Provider, class Input, class T, bool ShiftedWords = false>
 struct element_agent_of
 {
   using type = reduce_agent<Provider, Input, T>;
 };
-template <class Provider, class Input, class T>
-struct element_agent_of<true, Provider, Input, T>
+template <class Provider, class Input, class T, bool ShiftedWords>
+struct element_agent_of<true, Provider, Input, T, ShiftedWords>
 {
-  using type = reduce_agent<Provider, element_input_t<Input>, T>;
+  using type = reduce_agent<Provider, element_input_t<Input>, T, ShiftedWords>;
 };
 
 /// In place of an ElementAgent: the launcher knows on the host how every segment the kernel reads

@@ -69,11 +69,14 @@ explanation explain_dispatch(const gpu_policy<Backend, Provider>&, InputIt first
   // The same choice of kernel input as the call makes, without its device-access check.
   detail::with_kernel_input(first, nullptr, [&](auto input) {
     using input_type = decltype(input);
-    using agent      = detail::reduce_agent<Provider, input_type, T>;
+    using agent      = detail::reduce_agent<Provider, input_type, T, true>; // the flat kernels' agent
     // A pointer read through element_pointer: it does not start on a 16-byte boundary.
     using read_input         = decltype(detail::to_device_input(first, nullptr));
     constexpr bool realigned = detail::vector_source<read_input>::vectorizable && !agent::vectorized;
-    reason += std::string("; loads: ") + (agent::vectorized ? "16-byte vectors" : "one element at a time");
+    reason += std::string("; loads: ")
+            + (agent::vectorized      ? "16-byte vectors"
+               : agent::shifted_words ? "16-byte vectors shifted into place by shuffles"
+                                      : "one element at a time");
     if constexpr (realigned)
     {
       reason += " (the first item is not on a 16-byte boundary, and the tree's tiles start at the first item)";

@@ -38,7 +38,8 @@ public:
   static constexpr part_join join = Backend == gpu_backend::two_pass ? part_join::finish_kernel : part_join::last_block;
   using provider                  = with_tree_shape<Provider, tree_shape::pairwise_tiles>;
   using vector_agent              = reduce_agent<provider, Input, T>;
-  using element_agent             = typename element_agent_of<vector_agent::vectorized, provider, Input, T>::type;
+  // The long rows' kernels hold one body each (one_agent), so rows off the grid can take shifted vectors.
+  using element_agent = typename element_agent_of<vector_agent::vectorized, provider, Input, T, true>::type;
   static constexpr auto lane_kernel    = lane_rows_kernel<lane_items, T, Input, Output, Init, Op>;
   static constexpr auto item_kernel    = lane_rows_kernel<1, T, Input, Output, Init, Op>; // rows of one item
   static constexpr auto group_kernel   = group_rows_kernel<lane_items, T, Input, Output, Init, Op>;
