@@ -100,6 +100,23 @@ std::vector<std::int64_t> every_run_length()
   return lengths;
 }
 
+/// Runs on both sides of the run pass's bounds for mid runs (at most a tree tile: 128 doubles,
+/// 256 floats, inside a run-pass tile of 2048 or 4096 items), each after a run of 1 to 17 items
+/// so that they start at every offset, then random lengths up to 300.
+std::vector<std::int64_t> mid_run_lengths()
+{
+  std::vector<std::int64_t> lengths;
+  const std::int64_t around[] = {9, 17, 33, 127, 128, 129, 255, 256, 257};
+  for (int k = 0; k < 300; ++k)
+  {
+    lengths.push_back(1 + k % 17);
+    lengths.push_back(around[k % 9]);
+  }
+  const auto random = rk_test::random_run_lengths(3000, 300, 4242);
+  lengths.insert(lengths.end(), random.begin(), random.end());
+  return lengths;
+}
+
 template <class F, class Policy>
 void check_run_bits(const Policy& policy, const std::vector<std::int64_t>& lengths)
 {
@@ -146,7 +163,8 @@ void check_run_bits(const Policy& policy, const std::vector<std::int64_t>& lengt
 RK_GPU_TEST_CASE("rk::reduce_by_key (GPU policies): rk::host's bits for float and double runs of every length")
 {
   const std::vector<std::vector<std::int64_t>> layouts = {
-    every_run_length(), std::vector<std::int64_t>(2047, 1), std::vector<std::int64_t>(2049, 1), {9}, {2, 7}, {4, 4, 1}};
+    every_run_length(), std::vector<std::int64_t>(2047, 1), std::vector<std::int64_t>(2049, 1), {9}, {2, 7}, {4, 4, 1},
+    mid_run_lengths()};
   for (const auto& lengths : layouts)
   {
     check_run_bits<float>(rk::device, lengths);

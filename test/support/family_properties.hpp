@@ -259,6 +259,7 @@ inline std::vector<std::vector<std::int64_t>> run_layouts()
   layouts.push_back({1});
   layouts.push_back({123457}); // all keys equal
   layouts.push_back(random_run_lengths(20000, 50, 12345));
+  layouts.push_back(random_run_lengths(4000, 300, 2468)); // the run pass's mid runs, and longer ones
   return layouts;
 }
 
