@@ -7,6 +7,7 @@
 
 #include <rk/cuda/agent/grid_ordered.cuh>
 #include <rk/cuda/agent/tile_tree.cuh>
+#include <rk/cuda/primitives/shifted_chunks.cuh>
 #include <rk/cuda/tuning.cuh>
 
 #include <cstring>
@@ -64,10 +65,10 @@ using as_grid_ordered = with_tree_shape<Provider, tree_shape::grid_ordered>;
 /// Everything a kernel needs to know about how it reads `Input` (a raw pointer, 16-byte aligned on
 /// the vectorized path, or an iterator) and how big its blocks are. `Provider` is the policy's
 /// tuning provider. `ShiftedWords`: a raw array off the 16-byte grid (element_pointer) of 4- or
-/// 8-byte items is read as shifted vectors in the tree's tiles (shifted_word_chunks). Only the
-/// flat reduction's kernels ask for it: in a kernel that holds both the vector and the element
-/// body (the CSR form's long and few-segments kernels) its registers spilled 20-164 bytes a
-/// thread (ptxas, floats).
+/// 8-byte items is read as shifted vectors in the tree's tiles (shifted_word_chunks). Kernels that
+/// hold this body alone ask for it (the flat kernels, flat_reduce_agent; the fixed-size form's long
+/// rows): in a kernel that holds both the vector and the element body (the CSR form's long and
+/// few-segments kernels) its registers spilled 20-164 bytes a thread (ptxas, floats).
 template <class Provider, class Input, class T, bool ShiftedWords = false>
 struct reduce_agent
 {
@@ -212,4 +213,9 @@ struct reduce_agent
     }
   }
 };
+
+/// The flat reduction's block body (rk::single_pass and rk::two_pass, and rk::explain's account of
+/// them): its kernels hold this one body, so an array off the 16-byte grid takes shifted vectors.
+template <class Provider, class Input, class T>
+using flat_reduce_agent = reduce_agent<Provider, Input, T, true>;
 } // namespace rk::detail

@@ -69,7 +69,7 @@ explanation explain_dispatch(const gpu_policy<Backend, Provider>&, InputIt first
   // The same choice of kernel input as the call makes, without its device-access check.
   detail::with_kernel_input(first, nullptr, [&](auto input) {
     using input_type = decltype(input);
-    using agent      = detail::reduce_agent<Provider, input_type, T, true>; // the flat kernels' agent
+    using agent      = detail::flat_reduce_agent<Provider, input_type, T>;
     // A pointer read through element_pointer: it does not start on a 16-byte boundary.
     using read_input         = decltype(detail::to_device_input(first, nullptr));
     constexpr bool realigned = detail::vector_source<read_input>::vectorizable && !agent::vectorized;

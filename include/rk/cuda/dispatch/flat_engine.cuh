@@ -20,7 +20,7 @@ namespace rk::detail
 template <class Provider, class Input, class T, class Op>
 struct two_pass_launcher
 {
-  using agent = reduce_agent<Provider, Input, T, true>; // arrays off the 16-byte grid as shifted vectors
+  using agent = flat_reduce_agent<Provider, Input, T>;
 
   static constexpr auto first_kernel  = two_pass_partials_kernel<agent, Input, T, Op>;
   static constexpr auto second_kernel = two_pass_final_kernel<agent, T, Op>;
@@ -53,7 +53,7 @@ struct two_pass_launcher
 template <class Provider, class Input, class T, class Op>
 struct single_pass_launcher
 {
-  using agent = reduce_agent<Provider, Input, T, true>; // arrays off the 16-byte grid as shifted vectors
+  using agent = flat_reduce_agent<Provider, Input, T>;
 
   static constexpr auto kernel = single_pass_kernel<agent, Input, T, Op>;
 
