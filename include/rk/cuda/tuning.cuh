@@ -403,4 +403,13 @@ inline constexpr std::size_t accumulator_staging_bytes = std::size_t{32} << 20;
 /// floats went through at 5.3 GiB/s with one thread and 24.4 with eight, against 6.8-7.5 for
 /// cudaMemcpyAsync from the same memory (H100 host, 16 cores).
 inline constexpr int accumulator_staging_copy_threads = 8;
+
+// rk::nccl (rk/nccl/dispatch.cuh).
+
+/// The most bytes of a shard that rk::nccl's call through symmetric memory, with no offset given,
+/// reduces in one kernel on a guessed offset (symmetric_shard_partials_kernel, one block an SM);
+/// larger shards exchange the lengths first and reduce at the offset found, in three kernels at
+/// rk::reduce's occupancy. Float shards a rank, µs a call (2x H200): 2^22, 19.7 against 21.6;
+/// 2^24, 38.0 against 37.5; 2^26, 94.0 against 82.8.
+inline constexpr std::size_t nccl_guessed_offset_max_bytes = std::size_t{32} << 20;
 } // namespace rk::detail

@@ -28,6 +28,7 @@
 
 #include <thrust/iterator/iterator_traits.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -119,6 +120,66 @@ bool shares_partials_symmetrically(const nccl_policy<Backend, Provider>& policy)
   return exchanges_values_symmetrically(policy) && alignof(partial<T>) <= symmetric_records::record_align;
 }
 
+/// Whether rk::nccl reduces this rank's n items in one kernel on a guessed offset
+/// (reduce_shard_on_guess): partials shared through symmetric memory, no offset given, and a
+/// shard of at most nccl_guessed_offset_max_bytes.
+template <class T, gpu_backend Backend, class Provider>
+bool reduces_on_guessed_offset(const nccl_policy<Backend, Provider>& policy, offset_t n)
+{
+  return policy.shard_offset < 0 && shares_partials_symmetrically<T>(policy)
+      && static_cast<std::size_t>(n) <= nccl_guessed_offset_max_bytes / sizeof(T);
+}
+
+#if RK_NCCL_DEVICE_API
+/// The partials step through symmetric memory where the caller did not give the offset, in one
+/// kernel (symmetric_shard_partials_kernel): the shard reduced at the offset it would have if
+/// every rank before this one had as many items, the records shared at once, and where the records
+/// show that a guess did not hold, a second step (this rank's shard redone at the offset found, if
+/// its guess was the one). Even shards pay for finding the offsets nothing but the records' check.
+template <gpu_backend Backend, class Provider, class InputIt, class T, class BinaryOp>
+void reduce_shard_on_guess(const nccl_policy<Backend, Provider>& policy, const nccl_rank& me, InputIt first, offset_t n,
+                           T init, T* out, const BinaryOp& user_op, const device_facts& device)
+{
+  // Past 2^62 items before this rank the guess is 0: wrong, and still correct.
+  const offset_t guess = n > 0 && me.rank > (offset_t{1} << 62) / n ? 0 : n * me.rank;
+  const auto piece     = make_partial_launch<T>(policy.local, first, n, guess, user_op);
+  using launch         = std::remove_const_t<decltype(piece)>;
+  using planner        = typename launch::planner;
+  const auto op        = device_operator<BinaryOp>::get(user_op);
+  static_assert(std::is_same_v<typename launch::operator_type, std::remove_const_t<decltype(op)>>,
+                "the partial and its combine take the same device operator");
+  constexpr auto kernel =
+    symmetric_shard_partials_kernel<planner, typename launch::planned_element_agent, typename launch::input_type, T,
+                                    typename launch::operator_type>;
+  // One lease: the two records, the plan at the offset found, the two plans' values; the two
+  // records' arrivals, then the kernel's words.
+  const std::size_t record_bytes  = align_up(sizeof(partial<T>), 256);
+  const std::size_t plan_bytes    = align_up(sizeof(partial_device_plan), 256);
+  const std::size_t guess_bytes   = align_up(piece.scratch_bytes(), 256);
+  const std::size_t arrival_words = launch::counter_words();
+  scratch_lease scratch           = lease_scratch(device.ordinal, policy.stream(),
+                                                  2 * arrival_words + shard_partials_counter_words, sizeof(T),
+                                                  2 * record_bytes + plan_bytes + guess_bytes + piece.any_offset_scratch_bytes());
+  auto* bytes                     = static_cast<unsigned char*>(scratch.partials);
+  shard_partials_scratch<T> where{};
+  where.guessed          = reinterpret_cast<partial<T>*>(bytes);
+  where.found            = reinterpret_cast<partial<T>*>(bytes + record_bytes);
+  where.found_plan       = reinterpret_cast<partial_device_plan*>(bytes + 2 * record_bytes);
+  where.guessed_values   = reinterpret_cast<T*>(bytes + 2 * record_bytes + plan_bytes);
+  where.found_values     = reinterpret_cast<T*>(bytes + 2 * record_bytes + plan_bytes + guess_bytes);
+  where.guessed_arrivals = scratch.counters;
+  where.found_arrivals   = scratch.counters + arrival_words;
+  where.counters         = reinterpret_cast<shard_partials_counters*>(scratch.counters + 2 * arrival_words);
+  // Enough blocks for either plan's (the limits' grid holds the plan at any offset).
+  const offset_t blocks = std::max<offset_t>(piece.limits().grid, piece.work().blocks + 1);
+  launch_kernel(kernel, static_cast<unsigned>(blocks), planner::block_threads, policy.stream(),
+                "rk::nccl: the shard's partial on a guessed offset and the partials' exchange (symmetric memory)",
+                policy.workspace->device_comm(), policy.workspace->buffer(), piece.input(), piece.ends(), piece.work(),
+                piece.limits(), where, init, out, op);
+  scratch.close();
+}
+#endif
+
 /// The partials step: this rank's shard as an rk::partial at its offset, shared with every rank,
 /// combined in rank order and finished after `init` into `out` (device memory, or a pinned host
 /// slot), on every rank. Shared through the workspace's symmetric memory in one kernel where it
@@ -131,11 +192,18 @@ void reduce_shards_exactly(const nccl_policy<Backend, Provider>& policy, const n
                            T init, T* out, const BinaryOp& user_op, const device_facts& device)
 {
   const bool offset_given = policy.shard_offset >= 0;
-  const auto piece        = offset_given ? make_partial_launch<T>(policy.local, first, n, policy.shard_offset, user_op)
-                                         : make_partial_launch<T>(policy.local, first, n, offset_on_device, user_op);
-  using planner           = typename std::remove_const_t<decltype(piece)>::planner;
-  const auto op           = device_operator<BinaryOp>::get(user_op);
-  const bool symmetric    = shares_partials_symmetrically<T>(policy);
+#if RK_NCCL_DEVICE_API
+  if (reduces_on_guessed_offset<T>(policy, n))
+  {
+    reduce_shard_on_guess(policy, me, first, n, init, out, user_op, device);
+    return;
+  }
+#endif
+  const auto piece     = offset_given ? make_partial_launch<T>(policy.local, first, n, policy.shard_offset, user_op)
+                                      : make_partial_launch<T>(policy.local, first, n, offset_on_device, user_op);
+  using planner        = typename std::remove_const_t<decltype(piece)>::planner;
+  const auto op        = device_operator<BinaryOp>::get(user_op);
+  const bool symmetric = shares_partials_symmetrically<T>(policy);
   const cudaStream_t stream = policy.stream();
   // One lease: the records (its own, or every rank's: the gather's receive buffer), then where the
   // offset is found on the GPU its plan and the gathered lengths, then the nodes' values.
@@ -295,8 +363,11 @@ explanation explain_dispatch(const nccl_policy<Backend, Provider>& policy, Input
     e.reason += "; across the " + std::to_string(ranks) + " ranks: this rank's shard is reduced to an rk::partial "
               + "record (" + std::to_string(sizeof(partial<T>)) + " bytes: the tree's nodes inside the shard) at its "
               + "offset in the concatenation ("
-              + (policy.shard_offset >= 0
-                   ? std::string("given")
+              + (policy.shard_offset >= 0 ? std::string("given")
+                 : detail::reduces_on_guessed_offset<T>(policy, static_cast<detail::offset_t>(e.size))
+                   ? std::string("guessed as if every rank before had as many items, reduced there in one kernel that "
+                                 "shares the records through symmetric memory at once, and reduced again at the offset "
+                                 "the records give where the guess did not hold")
                    : std::string("found on the GPU from the shard lengths, exchanged ")
                        + (detail::exchanges_values_symmetrically(policy) ? "through symmetric memory"
                                                                          : "with one ncclAllGather")

@@ -10,8 +10,10 @@
 // ranks first exchange their shard lengths the same way (values), and a block plans the shard's
 // partial on the GPU from the offset they sum to.
 
+#include <rk/cuda/agent/partial_block.cuh>
 #include <rk/cuda/agent/partial_plan.cuh>
 #include <rk/cuda/launch.cuh>
+#include <rk/cuda/primitives/arrival.cuh>
 #include <rk/cuda/primitives/warp_reduce.cuh>
 #include <rk/detail/store.hpp>
 #include <rk/nccl/workspace.cuh>
@@ -85,6 +87,46 @@ __global__ void fold_shard_partials_kernel(partial<T>* records, int ranks, T ini
 {
   finish_rank_partials(records[0], ranks, [&](int r) -> const partial<T>& { return records[r]; }, init, out, op);
 }
+
+/// What rk::nccl's one-kernel call (symmetric_shard_partials_kernel) learns of its guess, from
+/// the records that the ranks share.
+enum class offset_verdict : unsigned
+{
+  unknown = 0, ///< the guessed records are still being made or shared
+  right   = 1, ///< every rank's guess held: the call is finished
+  reshare = 2, ///< another rank's guess did not: this rank shares its record again
+  redo    = 3, ///< this rank's guess did not: the plan at the offset found is in device memory
+};
+
+/// The words of a lease's counters that symmetric_shard_partials_kernel synchronizes through,
+/// after its two records' arrivals (zero before and after the kernel, as every protocol leaves
+/// them).
+struct shard_partials_counters
+{
+  unsigned guessed_taken; ///< blocks of the guessed plan taken, in turn
+  unsigned guessed_done;  ///< and finished
+  unsigned verdict;       ///< an offset_verdict
+  unsigned found_taken;   ///< blocks of the plan at the offset found taken
+  unsigned found_done;    ///< and finished
+  unsigned left;          ///< blocks that have left the kernel
+};
+inline constexpr std::size_t shard_partials_counter_words = sizeof(shard_partials_counters) / sizeof(unsigned);
+
+/// Where symmetric_shard_partials_kernel writes: a record, its nodes' values and their arrivals
+/// (partial<T>::max_nodes + 1 words) for the guessed offset and for the offset found, the plan at
+/// the offset found, and the counters.
+template <class T>
+struct shard_partials_scratch
+{
+  partial<T>* guessed;
+  T* guessed_values;
+  unsigned* guessed_arrivals;
+  partial<T>* found;
+  T* found_values;
+  unsigned* found_arrivals;
+  partial_device_plan* found_plan;
+  shard_partials_counters* counters;
+};
 
 #if RK_NCCL_DEVICE_API
 using symmetric_call_word = cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>;
@@ -188,68 +230,88 @@ __global__ void __launch_bounds__(warp_threads)
   }
 }
 
-/// The symmetric step for the shard lengths, then the plan: warp 0 exchanges this rank's length
-/// (limits.length) with every rank as the value step does, the offset is the sum of the lengths of
-/// the ranks before this one, and the block plans the shard's partial there
-/// (plan_partial_in_block).
+/// Warp 0's symmetric step for the shard lengths: exchanges this rank's `length` with every rank as
+/// the value step does and returns, in lane 0, the sum of the lengths of the ranks before this one.
+__device__ inline offset_t exchange_shard_offset(const ncclDevComm& comm, ncclDevResourceHandle_t buffer,
+                                                 offset_t length)
+{
+  auto* local                   = static_cast<unsigned char*>(ncclGetResourceBufferLocalPointer(comm, buffer));
+  const unsigned long long call = symmetric_call_counter(local) + 1;
+  publish_value_record(comm, buffer, call, &length);
+  wait_for_records(local, call, comm.nRanks);
+  offset_t sum = 0;
+  if (threadIdx.x == 0)
+  {
+    for (int source = 0; source < comm.rank; ++source)
+    {
+      uninitialized<offset_t> theirs;
+      sum += read_value_record(local, call, source, comm.nRanks, theirs) ? theirs.value : 0;
+    }
+    symmetric_call_counter(local) = call;
+  }
+  return sum;
+}
+
+/// Every thread of a block: warp 0 exchanges this rank's `length` with every rank
+/// (exchange_shard_offset), and every thread gets the offset the lengths before it sum to.
+__device__ inline offset_t exchange_shard_offset_in_block(const ncclDevComm& comm, ncclDevResourceHandle_t buffer,
+                                                          offset_t length)
+{
+  __shared__ offset_t offset;
+  if (threadIdx.x < warp_threads)
+  {
+    const offset_t sum = exchange_shard_offset(comm, buffer, length);
+    if (threadIdx.x == 0)
+    {
+      offset = sum;
+    }
+  }
+  __syncthreads();
+  return offset;
+}
+
+/// Every thread of a block of BlockThreads: the block exchanges this rank's length (limits.length)
+/// with every rank, and plans the shard's partial at the offset they sum to (plan_partial_in_block).
+template <class Planner, int BlockThreads>
+__device__ void plan_at_exchanged_offset(const ncclDevComm& comm, ncclDevResourceHandle_t buffer,
+                                         const partial_plan_limits& limits, partial_device_plan* plan)
+{
+  plan_partial_in_block<Planner, BlockThreads>(exchange_shard_offset_in_block(comm, buffer, limits.length), limits,
+                                               plan);
+}
+
+/// The symmetric step for the shard lengths, then the plan (plan_at_exchanged_offset), where the
+/// partial runs in a kernel of its own (records that the workspace's slots do not hold).
 template <class Planner>
 __global__ void __launch_bounds__(partial_plan_threads)
   symmetric_shard_plan_kernel(ncclDevComm comm, ncclDevResourceHandle_t buffer, partial_plan_limits limits,
                               partial_device_plan* plan)
 {
   allow_dependent_grid(); // the partial's kernel waits for this one's end before it reads the plan
-  __shared__ offset_t offset;
-  if (threadIdx.x < warp_threads)
-  {
-    auto* local                   = static_cast<unsigned char*>(ncclGetResourceBufferLocalPointer(comm, buffer));
-    const unsigned long long call = symmetric_call_counter(local) + 1;
-    publish_value_record(comm, buffer, call, &limits.length);
-    wait_for_records(local, call, comm.nRanks);
-    if (threadIdx.x == 0)
-    {
-      offset_t sum = 0;
-      for (int source = 0; source < comm.rank; ++source)
-      {
-        uninitialized<offset_t> length;
-        sum += read_value_record(local, call, source, comm.nRanks, length) ? length.value : 0;
-      }
-      offset                        = sum;
-      symmetric_call_counter(local) = call;
-    }
-  }
-  __syncthreads();
-  plan_partial_in_block<Planner, partial_plan_threads>(offset, limits, plan);
+  plan_at_exchanged_offset<Planner, partial_plan_threads>(comm, buffer, limits, plan);
 }
 
-/// The symmetric step for partials, one warp: copies this rank's record (`mine`, in device memory,
-/// its used bytes: header, levels, head, tail and node_count nodes) into its slot of every peer's
-/// buffer, lane p to peer p, and publishes it as the value step does; then waits for
-/// every peer's record of this call and, in one thread, combines them in rank order and finishes
-/// after `init` into `out`. The record is read after the partial's kernel, earlier on the stream.
-template <class T, class Op>
-__global__ void __launch_bounds__(warp_threads)
-  symmetric_gather_partials_kernel(ncclDevComm comm, ncclDevResourceHandle_t buffer, const partial<T>* mine, T init,
-                                   T* out, Op op)
+/// Warp 0, lane p for peer p: copies this rank's record (`mine`, in device memory, its used bytes:
+/// header, levels, head, tail and node_count nodes) into its slot of call `call` in every peer's
+/// buffer, and publishes it as the value step does. The record must be complete and visible to
+/// the warp.
+template <class T>
+__device__ void publish_partial_record(const ncclDevComm& comm, ncclDevResourceHandle_t buffer, unsigned long long call,
+                                       const partial<T>* mine)
 {
-  wait_for_prior_grid(); // launched dependent on the partial's kernel, whose record it reads
   using layout = symmetric_records;
   static_assert(sizeof(partial<T>) <= layout::record_bytes && alignof(partial<T>) <= layout::record_align,
                 "rk::nccl_workspace's slots hold an rk::partial<T> at its alignment (rk::nccl shares others with "
                 "ncclAllGather)");
-  const int ranks               = comm.nRanks;
-  const int me                  = comm.rank;
-  auto* local                   = static_cast<unsigned char*>(ncclGetResourceBufferLocalPointer(comm, buffer));
-  const unsigned long long call = symmetric_call_counter(local) + 1;
-
-  // Lane p copies the record's used bytes to peer p and publishes them with its own release store
-  // (a system-wide fence after the warp's copies had cost microseconds).
+  // Each lane publishes its copy with its own release store (a system-wide fence after the warp's
+  // copies had cost microseconds).
   const auto* words     = reinterpret_cast<const uint4*>(mine); // scratch: 256-byte aligned and padded
   const std::size_t end = reinterpret_cast<const unsigned char*>(&mine->node_bytes[0])
                         - reinterpret_cast<const unsigned char*>(mine)
                         + static_cast<std::size_t>(mine->node_count) * sizeof(T);
   const std::size_t count = (end + 15) / 16;
-  const std::size_t slot  = layout::slot_offset(call, me, ranks);
-  for (int peer = static_cast<int>(threadIdx.x); peer < ranks; peer += warp_threads)
+  const std::size_t slot  = layout::slot_offset(call, comm.rank, comm.nRanks);
+  for (int peer = static_cast<int>(threadIdx.x); peer < comm.nRanks; peer += warp_threads)
   {
     auto* remote = static_cast<unsigned char*>(ncclGetResourceBufferLsaPointer(comm, buffer, peer)) + slot;
     auto* record = reinterpret_cast<uint4*>(remote + layout::record_offset);
@@ -261,18 +323,209 @@ __global__ void __launch_bounds__(warp_threads)
     header->valid = 1u;
     symmetric_call_word(header->call).store(call, cuda::memory_order_release);
   }
-  wait_for_records(local, call, ranks);
+}
+
+/// Rank `source`'s record of call `call` in this rank's buffer `local` (after wait_for_records).
+template <class T>
+__device__ partial<T>& received_partial(unsigned char* local, unsigned long long call, int source, int ranks)
+{
+  using layout      = symmetric_records;
+  unsigned char* at = local + layout::slot_offset(call, source, ranks);
+  // Its own acquire (the lane that waited for this slot may be another one).
+  (void) symmetric_call_word(reinterpret_cast<layout::slot_header*>(at)->call).load(cuda::memory_order_acquire);
+  return *reinterpret_cast<partial<T>*>(at + layout::record_offset);
+}
+
+/// Warp 0's symmetric step for partials: publishes this rank's record (publish_partial_record),
+/// waits for every peer's record of this call and, in one thread, combines them in rank order and
+/// finishes after `init` into `out`.
+template <class T, class Op>
+__device__ void share_and_finish_partials(const ncclDevComm& comm, ncclDevResourceHandle_t buffer,
+                                          const partial<T>* mine, const T& init, T* out, Op& op)
+{
+  auto* local                   = static_cast<unsigned char*>(ncclGetResourceBufferLocalPointer(comm, buffer));
+  const unsigned long long call = symmetric_call_counter(local) + 1;
+  publish_partial_record(comm, buffer, call, mine);
+  wait_for_records(local, call, comm.nRanks);
   if (threadIdx.x == 0)
   {
     // Rank 0's record is extended in place in this rank's buffer: its slot is not written again
     // before this rank's next call has told rank 0 that this one is done (the two banks).
     const auto record = [&](int source) -> partial<T>& {
-      unsigned char* at = local + layout::slot_offset(call, source, ranks);
-      (void) symmetric_call_word(reinterpret_cast<layout::slot_header*>(at)->call).load(cuda::memory_order_acquire);
-      return *reinterpret_cast<partial<T>*>(at + layout::record_offset);
+      return received_partial<T>(local, call, source, comm.nRanks);
     };
-    finish_rank_partials(record(0), ranks, record, init, out, op);
+    finish_rank_partials(record(0), comm.nRanks, record, init, out, op);
     symmetric_call_counter(local) = call;
+  }
+}
+
+/// The symmetric step for partials, one warp, after the partial's kernel (launched dependent on it:
+/// it waits for that kernel's end before it reads the record).
+template <class T, class Op>
+__global__ void __launch_bounds__(warp_threads)
+  symmetric_gather_partials_kernel(ncclDevComm comm, ncclDevResourceHandle_t buffer, const partial<T>* mine, T init,
+                                   T* out, Op op)
+{
+  wait_for_prior_grid();
+  share_and_finish_partials(comm, buffer, mine, init, out, op);
+}
+
+/// Warp 0: the symmetric step for the records made on guessed offsets. Publishes this rank's,
+/// waits for every peer's, and in lane 0 returns whether they join in rank order from offset 0
+/// (every rank's guess held); if they do, combines them and finishes after `init` into `out`, else
+/// sets `offset` to the sum of the lengths before this rank (each record carries its length).
+template <class T, class Op>
+__device__ bool share_guessed_partials(const ncclDevComm& comm, ncclDevResourceHandle_t buffer, const partial<T>* mine,
+                                       const T& init, T* out, Op& op, offset_t& offset)
+{
+  auto* local                   = static_cast<unsigned char*>(ncclGetResourceBufferLocalPointer(comm, buffer));
+  const unsigned long long call = symmetric_call_counter(local) + 1;
+  publish_partial_record(comm, buffer, call, mine);
+  wait_for_records(local, call, comm.nRanks);
+  bool held = false;
+  if (threadIdx.x == 0)
+  {
+    const auto record = [&](int source) -> partial<T>& {
+      return received_partial<T>(local, call, source, comm.nRanks);
+    };
+    held         = record(0).status == partial<T>::valid && record(0).offset == 0;
+    offset_t sum = 0;
+    for (int source = 0; source < comm.nRanks; ++source)
+    {
+      const partial<T>& r = record(source);
+      held                = held && (source == 0 || joins(record(source - 1), r));
+      sum += source < comm.rank ? r.length : 0;
+    }
+    offset = sum;
+    if (held)
+    {
+      finish_rank_partials(record(0), comm.nRanks, record, init, out, op);
+    }
+    symmetric_call_counter(local) = call;
+  }
+  return held;
+}
+
+/// Every thread of a block: thread 0 takes the next item from `word` (relaxed: what an item is
+/// comes from elsewhere), and every thread gets its number. A block past the last item learns that
+/// none is left, so blocks that start late need no room held for them.
+__device__ inline unsigned take_in_turn(unsigned& word)
+{
+  __shared__ unsigned taken;
+  __syncthreads(); // every thread has read the last number
+  if (threadIdx.x == 0)
+  {
+    taken = cuda::atomic_ref<unsigned, cuda::thread_scope_device>(word).fetch_add(1u, cuda::memory_order_relaxed);
+  }
+  __syncthreads();
+  return taken;
+}
+
+/// rk::nccl's whole call through symmetric memory where the caller did not give the offset, in one
+/// kernel, on a guess: the host plans the shard at the offset it would have if every rank before
+/// it had as many items as this one (the common case: even shards), the blocks reduce it there,
+/// and the ranks share the records at once. The records carry their offsets and lengths, so the
+/// ranks learn from them, all alike, whether every guess held; only if one did not do they take a
+/// second step: a rank whose guess held shares its record again, one whose guess did not redoes
+/// its shard at the offset found into a second record and shares that. The call then pays one
+/// cross-GPU round trip where the lengths' exchange before the reduction had made it two (18-19
+/// us a call, 2x H200). Blocks take the plan's blocks in turn from a counter, so a block that
+/// starts late finds none left, and the block that finishes the guessed plan's last takes the
+/// step (share_guessed_partials) while the others wait for its verdict: it is running, so the
+/// wait ends, and a block that cannot start for want of room is never waited for. Where this rank
+/// redoes its shard, that block plans it (plan_partial_in_block) before the verdict, the blocks
+/// take the found plan's blocks in turn, and the one that finishes the last shares the record;
+/// where it shares again, the deciding block does. The last block to leave returns the words to
+/// zero. No occupancy bound: at rk::reduce's (64 registers) the two plans' bodies and the steps
+/// around them spilled 304-352 bytes a thread, which made a shard of 2^29 floats 16 % slower; at
+/// one block an SM (128 registers, no spills) the kernel serves the shards up to
+/// nccl_guessed_offset_max_bytes, where the call's latency is most of its time.
+template <class VectorAgent, class ElementAgent, class Input, class T, class Op>
+__global__ void __launch_bounds__(VectorAgent::block_threads)
+  symmetric_shard_partials_kernel(ncclDevComm comm, ncclDevResourceHandle_t buffer, Input first,
+                                  partial_ends guess_ends, partial_work guess_work, partial_plan_limits limits,
+                                  shard_partials_scratch<T> scratch, T init, T* out, Op op)
+{
+  using device_word = cuda::atomic_ref<unsigned, cuda::thread_scope_device>;
+  __shared__ unsigned verdict_seen;
+  __shared__ offset_t offset;
+  shard_partials_counters& counters = *scratch.counters;
+  device_word verdict(counters.verdict);
+  constexpr auto unknown = static_cast<unsigned>(offset_verdict::unknown);
+  constexpr auto redo    = static_cast<unsigned>(offset_verdict::redo);
+  constexpr auto reshare = static_cast<unsigned>(offset_verdict::reshare);
+
+  // The guessed plan's blocks, in turn. Thread 0 stores everything a block writes into the record
+  // (a node's slot, or the ends), so its arrival publishes it (part_arrives_last).
+  const unsigned guessed_blocks = static_cast<unsigned>(guess_work.blocks + 1);
+  for (unsigned b; (b = take_in_turn(counters.guessed_taken)) < guessed_blocks;)
+  {
+    reduce_partial_block<VectorAgent, ElementAgent>(first, guess_ends, guess_work, b, scratch.guessed_values,
+                                                    scratch.guessed_arrivals, scratch.guessed, op);
+    __syncthreads();
+    if (part_arrives_last(counters.guessed_done, guessed_blocks))
+    {
+      if (threadIdx.x < warp_threads)
+      {
+        offset_t found  = 0;
+        const bool held = share_guessed_partials(comm, buffer, scratch.guessed, init, out, op, found);
+        if (threadIdx.x == 0)
+        {
+          offset       = found;
+          verdict_seen = held                       ? static_cast<unsigned>(offset_verdict::right)
+                       : found == guess_ends.offset ? reshare
+                                                    : redo;
+        }
+      }
+      __syncthreads();
+      if (verdict_seen == redo)
+      {
+        plan_partial_in_block<VectorAgent, VectorAgent::block_threads>(offset, limits, scratch.found_plan);
+        __threadfence();
+        __syncthreads();
+      }
+      if (threadIdx.x == 0)
+      {
+        verdict.store(verdict_seen, cuda::memory_order_release);
+      }
+      if (verdict_seen == reshare && threadIdx.x < warp_threads)
+      {
+        share_and_finish_partials(comm, buffer, scratch.guessed, init, out, op);
+      }
+    }
+  }
+
+  // Every block that took part waits for the verdict; a wrong guess here is redone, in turn.
+  if (threadIdx.x == 0)
+  {
+    unsigned v = verdict.load(cuda::memory_order_acquire);
+    while (v == unknown)
+    {
+      v = verdict.load(cuda::memory_order_acquire);
+    }
+    verdict_seen = v;
+  }
+  __syncthreads();
+  if (verdict_seen == redo)
+  {
+    const partial_device_plan* plan = scratch.found_plan;
+    const unsigned found_blocks     = static_cast<unsigned>(plan->work.blocks + 1);
+    for (unsigned b; (b = take_in_turn(counters.found_taken)) < found_blocks;)
+    {
+      reduce_planned_partial_block<VectorAgent, ElementAgent>(first, plan, b, scratch.found_values,
+                                                              scratch.found_arrivals, scratch.found, op);
+      __syncthreads();
+      if (part_arrives_last(counters.found_done, found_blocks) && threadIdx.x < warp_threads)
+      {
+        share_and_finish_partials(comm, buffer, scratch.found, init, out, op);
+      }
+    }
+  }
+
+  // The last block to leave: every other has read and written its last word.
+  if (threadIdx.x == 0 && device_word(counters.left).fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1)
+  {
+    counters = shard_partials_counters{};
   }
 }
 #endif

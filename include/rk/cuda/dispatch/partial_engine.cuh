@@ -45,6 +45,11 @@ class partial_launch
 public:
   /// The agent whose plan the nodes take, for plan_partial_in_block.
   using planner = vector_agent;
+  /// What the piece's blocks run on, for a kernel of the caller's that runs them itself
+  /// (reduce_planned_partial_block: rk::nccl's one-kernel call).
+  using planned_element_agent = element_agent;
+  using input_type            = Input;
+  using operator_type         = Op;
 
   /// A piece at a known offset: planned here.
   partial_launch(cudaStream_t stream, Input input, Op op, const device_facts& device, offset_t offset, offset_t n)
@@ -82,6 +87,28 @@ public:
   const partial_plan_limits& limits() const
   {
     return limits_;
+  }
+  /// The plan made here, for a piece at a known offset.
+  const partial_ends& ends() const
+  {
+    return ends_;
+  }
+  const partial_work& work() const
+  {
+    return work_;
+  }
+  /// Scratch the nodes of a plan made on the GPU write, at any offset.
+  std::size_t any_offset_scratch_bytes() const
+  {
+    return static_cast<std::size_t>(limits_.values) * sizeof(T);
+  }
+  const Input& input() const
+  {
+    return input_;
+  }
+  const Op& op() const
+  {
+    return op_;
   }
 
   /// Enqueues the launch planned here; `scratch` holds scratch_bytes(), aligned for T, and
