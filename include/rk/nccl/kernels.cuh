@@ -88,14 +88,12 @@ __global__ void fold_shard_partials_kernel(partial<T>* records, int ranks, T ini
   finish_rank_partials(records[0], ranks, [&](int r) -> const partial<T>& { return records[r]; }, init, out, op);
 }
 
-/// What rk::nccl's one-kernel call (symmetric_shard_partials_kernel) learns of its guess, from
-/// the records that the ranks share.
+/// What rk::nccl's one-kernel call (symmetric_shard_partials_kernel) learns of its guess.
 enum class offset_verdict : unsigned
 {
-  unknown = 0, ///< the guessed records are still being made or shared
-  right   = 1, ///< every rank's guess held: the call is finished
-  reshare = 2, ///< another rank's guess did not: this rank shares its record again
-  redo    = 3, ///< this rank's guess did not: the plan at the offset found is in device memory
+  unknown = 0, ///< the lengths are still on their way
+  right   = 1, ///< the guess is this rank's offset: the guess's record is the shard's
+  wrong   = 2, ///< the plan at the offset found is in device memory: redo the shard there
 };
 
 /// The words of a lease's counters that symmetric_shard_partials_kernel synchronizes through,
@@ -103,18 +101,14 @@ enum class offset_verdict : unsigned
 /// them).
 struct shard_partials_counters
 {
-  unsigned guessed_taken; ///< blocks of the guessed plan taken, in turn
-  unsigned guessed_done;  ///< and finished
-  unsigned verdict;       ///< an offset_verdict
-  unsigned found_taken;   ///< blocks of the plan at the offset found taken
-  unsigned found_done;    ///< and finished
-  unsigned left;          ///< blocks that have left the kernel
+  unsigned tickets; ///< blocks take their roles in the order they start
+  unsigned verdict; ///< an offset_verdict
 };
 inline constexpr std::size_t shard_partials_counter_words = sizeof(shard_partials_counters) / sizeof(unsigned);
 
 /// Where symmetric_shard_partials_kernel writes: a record, its nodes' values and their arrivals
-/// (partial<T>::max_nodes + 1 words) for the guessed offset and for the offset found, the plan at
-/// the offset found, and the counters.
+/// (partial<T>::max_nodes + 1 words, the last the grid's) for the guessed offset and for the offset
+/// found, the plan at the offset found, and the counters.
 template <class T>
 struct shard_partials_scratch
 {
@@ -291,27 +285,33 @@ __global__ void __launch_bounds__(partial_plan_threads)
   plan_at_exchanged_offset<Planner, partial_plan_threads>(comm, buffer, limits, plan);
 }
 
-/// Warp 0, lane p for peer p: copies this rank's record (`mine`, in device memory, its used bytes:
-/// header, levels, head, tail and node_count nodes) into its slot of call `call` in every peer's
-/// buffer, and publishes it as the value step does. The record must be complete and visible to
-/// the warp.
-template <class T>
-__device__ void publish_partial_record(const ncclDevComm& comm, ncclDevResourceHandle_t buffer, unsigned long long call,
-                                       const partial<T>* mine)
+/// Warp 0's symmetric step for partials: copies this rank's record (`mine`, in device memory, its
+/// used bytes: header, levels, head, tail and node_count nodes) into its slot of every peer's
+/// buffer, lane p to peer p, and publishes it as the value step does; then waits for every peer's
+/// record of this call and, in one thread, combines them in rank order and finishes after `init`
+/// into `out`. The record must be complete and visible to the warp.
+template <class T, class Op>
+__device__ void share_and_finish_partials(const ncclDevComm& comm, ncclDevResourceHandle_t buffer,
+                                          const partial<T>* mine, const T& init, T* out, Op& op)
 {
   using layout = symmetric_records;
   static_assert(sizeof(partial<T>) <= layout::record_bytes && alignof(partial<T>) <= layout::record_align,
                 "rk::nccl_workspace's slots hold an rk::partial<T> at its alignment (rk::nccl shares others with "
                 "ncclAllGather)");
-  // Each lane publishes its copy with its own release store (a system-wide fence after the warp's
-  // copies had cost microseconds).
+  const int ranks               = comm.nRanks;
+  const int me                  = comm.rank;
+  auto* local                   = static_cast<unsigned char*>(ncclGetResourceBufferLocalPointer(comm, buffer));
+  const unsigned long long call = symmetric_call_counter(local) + 1;
+
+  // Lane p copies the record's used bytes to peer p and publishes them with its own release store
+  // (a system-wide fence after the warp's copies had cost microseconds).
   const auto* words     = reinterpret_cast<const uint4*>(mine); // scratch: 256-byte aligned and padded
   const std::size_t end = reinterpret_cast<const unsigned char*>(&mine->node_bytes[0])
                         - reinterpret_cast<const unsigned char*>(mine)
                         + static_cast<std::size_t>(mine->node_count) * sizeof(T);
   const std::size_t count = (end + 15) / 16;
-  const std::size_t slot  = layout::slot_offset(call, comm.rank, comm.nRanks);
-  for (int peer = static_cast<int>(threadIdx.x); peer < comm.nRanks; peer += warp_threads)
+  const std::size_t slot  = layout::slot_offset(call, me, ranks);
+  for (int peer = static_cast<int>(threadIdx.x); peer < ranks; peer += warp_threads)
   {
     auto* remote = static_cast<unsigned char*>(ncclGetResourceBufferLsaPointer(comm, buffer, peer)) + slot;
     auto* record = reinterpret_cast<uint4*>(remote + layout::record_offset);
@@ -323,38 +323,17 @@ __device__ void publish_partial_record(const ncclDevComm& comm, ncclDevResourceH
     header->valid = 1u;
     symmetric_call_word(header->call).store(call, cuda::memory_order_release);
   }
-}
-
-/// Rank `source`'s record of call `call` in this rank's buffer `local` (after wait_for_records).
-template <class T>
-__device__ partial<T>& received_partial(unsigned char* local, unsigned long long call, int source, int ranks)
-{
-  using layout      = symmetric_records;
-  unsigned char* at = local + layout::slot_offset(call, source, ranks);
-  // Its own acquire (the lane that waited for this slot may be another one).
-  (void) symmetric_call_word(reinterpret_cast<layout::slot_header*>(at)->call).load(cuda::memory_order_acquire);
-  return *reinterpret_cast<partial<T>*>(at + layout::record_offset);
-}
-
-/// Warp 0's symmetric step for partials: publishes this rank's record (publish_partial_record),
-/// waits for every peer's record of this call and, in one thread, combines them in rank order and
-/// finishes after `init` into `out`.
-template <class T, class Op>
-__device__ void share_and_finish_partials(const ncclDevComm& comm, ncclDevResourceHandle_t buffer,
-                                          const partial<T>* mine, const T& init, T* out, Op& op)
-{
-  auto* local                   = static_cast<unsigned char*>(ncclGetResourceBufferLocalPointer(comm, buffer));
-  const unsigned long long call = symmetric_call_counter(local) + 1;
-  publish_partial_record(comm, buffer, call, mine);
-  wait_for_records(local, call, comm.nRanks);
+  wait_for_records(local, call, ranks);
   if (threadIdx.x == 0)
   {
     // Rank 0's record is extended in place in this rank's buffer: its slot is not written again
     // before this rank's next call has told rank 0 that this one is done (the two banks).
     const auto record = [&](int source) -> partial<T>& {
-      return received_partial<T>(local, call, source, comm.nRanks);
+      unsigned char* at = local + layout::slot_offset(call, source, ranks);
+      (void) symmetric_call_word(reinterpret_cast<layout::slot_header*>(at)->call).load(cuda::memory_order_acquire);
+      return *reinterpret_cast<partial<T>*>(at + layout::record_offset);
     };
-    finish_rank_partials(record(0), comm.nRanks, record, init, out, op);
+    finish_rank_partials(record(0), ranks, record, init, out, op);
     symmetric_call_counter(local) = call;
   }
 }
@@ -370,162 +349,114 @@ __global__ void __launch_bounds__(warp_threads)
   share_and_finish_partials(comm, buffer, mine, init, out, op);
 }
 
-/// Warp 0: the symmetric step for the records made on guessed offsets. Publishes this rank's,
-/// waits for every peer's, and in lane 0 returns whether they join in rank order from offset 0
-/// (every rank's guess held); if they do, combines them and finishes after `init` into `out`, else
-/// sets `offset` to the sum of the lengths before this rank (each record carries its length).
-template <class T, class Op>
-__device__ bool share_guessed_partials(const ncclDevComm& comm, ncclDevResourceHandle_t buffer, const partial<T>* mine,
-                                       const T& init, T* out, Op& op, offset_t& offset)
+/// The first block of the one-kernel call: warp 0 exchanges the shard lengths, and where the
+/// offset they sum to is not `guess`, the block plans the shard there (plan_partial_in_block) into
+/// `plan`; then publishes the verdict.
+template <class Planner, int BlockThreads>
+__device__ void check_offset_guess(const ncclDevComm& comm, ncclDevResourceHandle_t buffer, offset_t guess,
+                                   const partial_plan_limits& limits, partial_device_plan* plan, unsigned& verdict)
 {
-  auto* local                   = static_cast<unsigned char*>(ncclGetResourceBufferLocalPointer(comm, buffer));
-  const unsigned long long call = symmetric_call_counter(local) + 1;
-  publish_partial_record(comm, buffer, call, mine);
-  wait_for_records(local, call, comm.nRanks);
-  bool held = false;
-  if (threadIdx.x == 0)
+  const offset_t offset = exchange_shard_offset_in_block(comm, buffer, limits.length);
+  const bool right      = offset == guess;
+  if (!right)
   {
-    const auto record = [&](int source) -> partial<T>& {
-      return received_partial<T>(local, call, source, comm.nRanks);
-    };
-    held         = record(0).status == partial<T>::valid && record(0).offset == 0;
-    offset_t sum = 0;
-    for (int source = 0; source < comm.nRanks; ++source)
-    {
-      const partial<T>& r = record(source);
-      held                = held && (source == 0 || joins(record(source - 1), r));
-      sum += source < comm.rank ? r.length : 0;
-    }
-    offset = sum;
-    if (held)
-    {
-      finish_rank_partials(record(0), comm.nRanks, record, init, out, op);
-    }
-    symmetric_call_counter(local) = call;
-  }
-  return held;
-}
-
-/// Every thread of a block: thread 0 takes the next item from `word` (relaxed: what an item is
-/// comes from elsewhere), and every thread gets its number. A block past the last item learns that
-/// none is left, so blocks that start late need no room held for them.
-__device__ inline unsigned take_in_turn(unsigned& word)
-{
-  __shared__ unsigned taken;
-  __syncthreads(); // every thread has read the last number
-  if (threadIdx.x == 0)
-  {
-    taken = cuda::atomic_ref<unsigned, cuda::thread_scope_device>(word).fetch_add(1u, cuda::memory_order_relaxed);
+    plan_partial_in_block<Planner, BlockThreads>(offset, limits, plan);
+    __threadfence();
   }
   __syncthreads();
-  return taken;
+  if (threadIdx.x == 0)
+  {
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device>(verdict).store(
+      static_cast<unsigned>(right ? offset_verdict::right : offset_verdict::wrong), cuda::memory_order_release);
+  }
 }
 
 /// rk::nccl's whole call through symmetric memory where the caller did not give the offset, in one
 /// kernel, on a guess: the host plans the shard at the offset it would have if every rank before
-/// it had as many items as this one (the common case: even shards), the blocks reduce it there,
-/// and the ranks share the records at once. The records carry their offsets and lengths, so the
-/// ranks learn from them, all alike, whether every guess held; only if one did not do they take a
-/// second step: a rank whose guess held shares its record again, one whose guess did not redoes
-/// its shard at the offset found into a second record and shares that. The call then pays one
-/// cross-GPU round trip where the lengths' exchange before the reduction had made it two (18-19
-/// us a call, 2x H200). Blocks take the plan's blocks in turn from a counter, so a block that
-/// starts late finds none left, and the block that finishes the guessed plan's last takes the
-/// step (share_guessed_partials) while the others wait for its verdict: it is running, so the
-/// wait ends, and a block that cannot start for want of room is never waited for. Where this rank
-/// redoes its shard, that block plans it (plan_partial_in_block) before the verdict, the blocks
-/// take the found plan's blocks in turn, and the one that finishes the last shares the record;
-/// where it shares again, the deciding block does. The last block to leave returns the words to
-/// zero. No occupancy bound: at rk::reduce's (64 registers) the two plans' bodies and the steps
-/// around them spilled 304-352 bytes a thread, which made a shard of 2^29 floats 16 % slower; at
-/// one block an SM (128 registers, no spills) the kernel serves the shards up to
-/// nccl_guessed_offset_max_bytes, where the call's latency is most of its time.
+/// it had as many items as this one (the common case: even shards), and the blocks reduce it there
+/// while the lengths are exchanged, instead of after (the exchange, a cross-GPU round trip, the
+/// plan made after it and two kernel boundaries had cost ~4 us of a call of 18-19 us, 2x H200).
+/// Blocks take their roles by a ticket, in the order they start. The first checks the guess
+/// (check_offset_guess). Block t >= 1 takes block t - 1 of the guess's plan unless the guess is
+/// already known wrong, then, where it is not known right yet, waits for the verdict (the first
+/// block is running, so the wait ends), and where it is wrong takes block t - 1 of the plan at the
+/// offset found, into a second record. The last block to finish shares the right record and
+/// finishes the call (share_and_finish_partials); the guess's nodes that a wrong guess left
+/// unfinished have their arrival words returned to zero there. No occupancy bound: at rk::reduce's
+/// (64 registers) the two bodies and the steps around them spilled 304-352 bytes a thread, which
+/// made a shard of 2^29 floats 16 % slower; at one block an SM (128 registers, no spills) the
+/// kernel serves the shards up to nccl_guessed_offset_max_bytes, where the call's latency is most
+/// of its time.
 template <class VectorAgent, class ElementAgent, class Input, class T, class Op>
 __global__ void __launch_bounds__(VectorAgent::block_threads)
   symmetric_shard_partials_kernel(ncclDevComm comm, ncclDevResourceHandle_t buffer, Input first,
                                   partial_ends guess_ends, partial_work guess_work, partial_plan_limits limits,
                                   shard_partials_scratch<T> scratch, T init, T* out, Op op)
 {
-  using device_word = cuda::atomic_ref<unsigned, cuda::thread_scope_device>;
-  __shared__ unsigned verdict_seen;
-  __shared__ offset_t offset;
-  shard_partials_counters& counters = *scratch.counters;
-  device_word verdict(counters.verdict);
+  __shared__ unsigned ticket, verdict_seen;
+  cuda::atomic_ref<unsigned, cuda::thread_scope_device> verdict(scratch.counters->verdict);
   constexpr auto unknown = static_cast<unsigned>(offset_verdict::unknown);
-  constexpr auto redo    = static_cast<unsigned>(offset_verdict::redo);
-  constexpr auto reshare = static_cast<unsigned>(offset_verdict::reshare);
-
-  // The guessed plan's blocks, in turn. Thread 0 stores everything a block writes into the record
-  // (a node's slot, or the ends), so its arrival publishes it (part_arrives_last).
-  const unsigned guessed_blocks = static_cast<unsigned>(guess_work.blocks + 1);
-  for (unsigned b; (b = take_in_turn(counters.guessed_taken)) < guessed_blocks;)
-  {
-    reduce_partial_block<VectorAgent, ElementAgent>(first, guess_ends, guess_work, b, scratch.guessed_values,
-                                                    scratch.guessed_arrivals, scratch.guessed, op);
-    __syncthreads();
-    if (part_arrives_last(counters.guessed_done, guessed_blocks))
-    {
-      if (threadIdx.x < warp_threads)
-      {
-        offset_t found  = 0;
-        const bool held = share_guessed_partials(comm, buffer, scratch.guessed, init, out, op, found);
-        if (threadIdx.x == 0)
-        {
-          offset       = found;
-          verdict_seen = held                       ? static_cast<unsigned>(offset_verdict::right)
-                       : found == guess_ends.offset ? reshare
-                                                    : redo;
-        }
-      }
-      __syncthreads();
-      if (verdict_seen == redo)
-      {
-        plan_partial_in_block<VectorAgent, VectorAgent::block_threads>(offset, limits, scratch.found_plan);
-        __threadfence();
-        __syncthreads();
-      }
-      if (threadIdx.x == 0)
-      {
-        verdict.store(verdict_seen, cuda::memory_order_release);
-      }
-      if (verdict_seen == reshare && threadIdx.x < warp_threads)
-      {
-        share_and_finish_partials(comm, buffer, scratch.guessed, init, out, op);
-      }
-    }
-  }
-
-  // Every block that took part waits for the verdict; a wrong guess here is redone, in turn.
+  constexpr auto wrong   = static_cast<unsigned>(offset_verdict::wrong);
   if (threadIdx.x == 0)
   {
-    unsigned v = verdict.load(cuda::memory_order_acquire);
-    while (v == unknown)
-    {
-      v = verdict.load(cuda::memory_order_acquire);
-    }
-    verdict_seen = v;
+    ticket = cuda::atomic_ref<unsigned, cuda::thread_scope_device>(scratch.counters->tickets)
+               .fetch_add(1u, cuda::memory_order_relaxed);
+    verdict_seen = verdict.load(cuda::memory_order_acquire);
   }
   __syncthreads();
-  if (verdict_seen == redo)
+  if (ticket == 0)
   {
-    const partial_device_plan* plan = scratch.found_plan;
-    const unsigned found_blocks     = static_cast<unsigned>(plan->work.blocks + 1);
-    for (unsigned b; (b = take_in_turn(counters.found_taken)) < found_blocks;)
+    check_offset_guess<VectorAgent, VectorAgent::block_threads>(comm, buffer, guess_ends.offset, limits,
+                                                                scratch.found_plan, scratch.counters->verdict);
+  }
+  else
+  {
+    const offset_t b = ticket - 1;
+    if (verdict_seen != wrong)
     {
-      reduce_planned_partial_block<VectorAgent, ElementAgent>(first, plan, b, scratch.found_values,
-                                                              scratch.found_arrivals, scratch.found, op);
-      __syncthreads();
-      if (part_arrives_last(counters.found_done, found_blocks) && threadIdx.x < warp_threads)
+      reduce_partial_block<VectorAgent, ElementAgent>(first, guess_ends, guess_work, b, scratch.guessed_values,
+                                                      scratch.guessed_arrivals, scratch.guessed, op);
+      __syncthreads(); // every thread has read verdict_seen
+      if (threadIdx.x == 0)
       {
-        share_and_finish_partials(comm, buffer, scratch.found, init, out, op);
+        unsigned v = verdict_seen;
+        while (v == unknown)
+        {
+          v = verdict.load(cuda::memory_order_acquire);
+        }
+        verdict_seen = v;
       }
+      __syncthreads();
+    }
+    if (verdict_seen == wrong)
+    {
+      reduce_planned_partial_block<VectorAgent, ElementAgent>(first, scratch.found_plan, b, scratch.found_values,
+                                                              scratch.found_arrivals, scratch.found, op);
     }
   }
-
-  // The last block to leave: every other has read and written its last word.
-  if (threadIdx.x == 0 && device_word(counters.left).fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1)
+  // Thread 0 stored everything this block wrote into a record (a node's slot, or the ends), so
+  // its arrival publishes it (part_arrives_last). The first block arrives after its verdict.
+  __syncthreads();
+  if (part_arrives_last(scratch.guessed_arrivals[partial<T>::max_nodes], gridDim.x))
   {
-    counters = shard_partials_counters{};
+    if (threadIdx.x == 0)
+    {
+      verdict_seen = verdict.load(cuda::memory_order_acquire);
+      if (verdict_seen == wrong)
+      {
+        for (int k = 0; k < guess_work.node_count; ++k)
+        {
+          scratch.guessed_arrivals[k] = 0;
+        }
+      }
+      scratch.counters->tickets = 0;
+      verdict.store(unknown, cuda::memory_order_relaxed);
+    }
+    __syncthreads();
+    if (threadIdx.x < warp_threads)
+    {
+      share_and_finish_partials(comm, buffer, verdict_seen == wrong ? scratch.found : scratch.guessed, init, out, op);
+    }
   }
 }
 #endif
