@@ -21,7 +21,8 @@
 /// \endcode
 ///
 /// Layers: rk/nccl/policy.cuh (the policy), rk/nccl/dispatch.cuh (the calls: local reduction
-/// without init, then the gather-and-fold step), rk/nccl/kernels.cuh (its kernels),
+/// without init, then the gather-and-fold step), rk/nccl/kernels.cuh (the value records' kernels
+/// and the symmetric step), rk/nccl/partial_kernels.cuh (the partials' kernels),
 /// rk/nccl/workspace.cuh (rk::nccl_workspace), rk/nccl/error.cuh (rk::nccl_error). The local
 /// reduction is rk's own (detail::reduce_range_into, rk/cuda/dispatch/flat_engine.cuh).
 

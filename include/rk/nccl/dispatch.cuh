@@ -22,6 +22,7 @@
 #include <rk/detail/range.hpp>
 #include <rk/nccl/error.cuh>
 #include <rk/nccl/kernels.cuh>
+#include <rk/nccl/partial_kernels.cuh>
 #include <rk/nccl/policy.cuh>
 
 #include <nccl.h>
@@ -147,9 +148,7 @@ void reduce_shard_on_guess(const nccl_policy<Backend, Provider>& policy, const n
   const auto piece     = make_partial_launch<T>(policy.local, first, n, guess, user_op);
   using launch         = std::remove_const_t<decltype(piece)>;
   using planner        = typename launch::planner;
-  const auto op        = device_operator<BinaryOp>::get(user_op);
-  static_assert(std::is_same_v<typename launch::operator_type, std::remove_const_t<decltype(op)>>,
-                "the partial and its combine take the same device operator");
+  // The piece's device operator reduces the shard and combines the records.
   constexpr auto kernel =
     symmetric_shard_partials_kernel<planner, typename launch::planned_element_agent, typename launch::input_type, T,
                                     typename launch::operator_type>;
@@ -179,7 +178,7 @@ void reduce_shard_on_guess(const nccl_policy<Backend, Provider>& policy, const n
                 "rk::nccl: the shard's partial on a guessed offset, checked, and the partials' exchange (symmetric "
                 "memory)",
                 policy.workspace->device_comm(), policy.workspace->buffer(), piece.input(), piece.ends(), piece.work(),
-                piece.limits(), where, init, out, op);
+                piece.limits(), where, init, out, piece.op());
   scratch.close();
 }
 #endif
