@@ -30,27 +30,6 @@ constexpr std::size_t min_result_bytes  = 256;
 // Room for ~2000 partials of 8 bytes: a full grid on current GPUs, so most streams allocate once.
 constexpr std::size_t min_partial_bytes = 16 << 10;
 
-/// Allocation is a "potentially unsafe" call while another thread captures a stream in global
-/// mode: it would fail and invalidate that capture. rk's allocations never touch the captured
-/// stream, so rk's thread declares itself relaxed around them, as CUDA's own allocators do.
-class relaxed_capture_mode
-{
-public:
-  relaxed_capture_mode()
-  {
-    cudaThreadExchangeStreamCaptureMode(&previous_);
-  }
-  ~relaxed_capture_mode()
-  {
-    cudaThreadExchangeStreamCaptureMode(&previous_);
-  }
-  relaxed_capture_mode(const relaxed_capture_mode&)            = delete;
-  relaxed_capture_mode& operator=(const relaxed_capture_mode&) = delete;
-
-private:
-  cudaStreamCaptureMode previous_ = cudaStreamCaptureModeRelaxed;
-};
-
 /// Frees quietly: after a kernel fault the context is gone with its memory, and at exit the
 /// runtime may be unloading; either way there is nothing left to free and nobody to tell.
 void ignore_error(cudaError_t code) noexcept

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <tuple>
@@ -69,11 +70,11 @@ void launch_kernel(void (*kernel)(Params...), unsigned grid, unsigned block, cud
     throw cuda_error(status, what);
   }
 }
-/// Whether `Kernel`, as the current device `device` runs it, was compiled for sm_90 or later, where
-/// wait_for_prior_grid() waits: a kernel built from older PTX (and run through the JIT) has no
-/// wait, so it must not start early. Asked once per (kernel, device) and cached.
+/// Whether `Kernel`, as device `device` runs it, was compiled for sm_90 or later: a kernel built
+/// from older PTX (and run through the JIT) has neither griddepcontrol nor clusters. Asked once per
+/// (kernel, device) and cached.
 template <auto Kernel>
-bool waits_for_prior_grid(int device)
+bool compiled_for_sm90(int device)
 {
   static std::array<std::atomic<int>, max_cached_devices> cached{}; // 0 unknown, 1 no, 2 yes
   if (device < 0 || device >= max_cached_devices)
@@ -91,30 +92,78 @@ bool waits_for_prior_grid(int device)
   return known == 2;
 }
 
-/// launch_kernel for a kernel that may start before the kernel ahead of it in `stream` has ended
-/// (programmatic dependent launch, where `dependent`: waits_for_prior_grid): its blocks take free
-/// room on the GPU while that kernel's last blocks run, and must call wait_for_prior_grid() before
-/// they read anything it writes. The kernel ahead lets it start with allow_dependent_grid().
-template <class... Params, class... Args>
-void launch_dependent_kernel(void (*kernel)(Params...), bool dependent, unsigned grid, unsigned block,
-                             cudaStream_t stream, const char* what, const Args&... args)
+/// Whether `Kernel` waits in wait_for_prior_grid(), so may start before the kernel ahead of it
+/// has ended (launch_dependent_kernel).
+template <auto Kernel>
+bool waits_for_prior_grid(int device)
 {
-  static_assert(sizeof...(Params) == sizeof...(Args), "launch_dependent_kernel: one argument per kernel parameter");
-  if (!dependent)
+  return compiled_for_sm90<Kernel>(device);
+}
+
+/// Whether `Kernel` can run as one thread block cluster of up to `max_blocks` blocks of
+/// `block_threads` threads with `dynamic_bytes` of dynamic shared memory a block, on `device`
+/// (the current one): compiled for sm_90 or later, and the device has room for such a cluster
+/// (cudaOccupancyMaxActiveClusters; a partition of the GPU, MPS or a GPU without clusters may have
+/// none). Allows the non-portable sizes (above 8) on the way. Asked once per (kernel, device).
+template <auto Kernel>
+bool runs_as_one_cluster(int max_blocks, int block_threads, std::size_t dynamic_bytes, const device_facts& device)
+{
+  static std::array<std::atomic<int>, max_cached_devices> cached{}; // 0 unknown, 1 no, 2 yes
+  const int ordinal = device.ordinal;
+  if (ordinal < 0 || ordinal >= max_cached_devices)
   {
-    launch_kernel(kernel, grid, block, stream, what, args...);
-    return;
+    throw error("rk: device ordinal " + std::to_string(ordinal) + " is out of the supported range");
   }
+  int known = cached[ordinal].load(std::memory_order_relaxed);
+  if (known == 0)
+  {
+    known = 1;
+    if (device.compute_capability >= 90 && compiled_for_sm90<Kernel>(ordinal))
+    {
+      relaxed_capture_mode relaxed; // the first call may come while another thread captures
+      const void* kernel = reinterpret_cast<const void*>(Kernel);
+      throw_on_error(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1),
+                     "rk: allowing a cluster of more than 8 blocks");
+      cudaLaunchAttribute attribute{};
+      attribute.id               = cudaLaunchAttributeClusterDimension;
+      attribute.val.clusterDim.x = static_cast<unsigned>(max_blocks);
+      attribute.val.clusterDim.y = 1;
+      attribute.val.clusterDim.z = 1;
+      cudaLaunchConfig_t config{};
+      config.gridDim          = dim3(static_cast<unsigned>(max_blocks));
+      config.blockDim         = dim3(static_cast<unsigned>(block_threads));
+      config.dynamicSmemBytes = dynamic_bytes;
+      config.attrs            = &attribute;
+      config.numAttrs         = 1;
+      int clusters            = 0;
+      if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess)
+      {
+        cudaGetLastError(); // no clusters here: the plain kernel runs
+        clusters = 0;
+      }
+      known = clusters >= 1 ? 2 : 1;
+    }
+    cached[ordinal].store(known, std::memory_order_relaxed);
+  }
+  return known == 2;
+}
+
+/// cudaLaunchKernelExC of `kernel<<<grid, block, dynamic_bytes, stream>>>(args...)` with one launch
+/// attribute; throws rk::cuda_error if this launch fails.
+template <class... Params, class... Args>
+void launch_with_attribute(void (*kernel)(Params...), unsigned grid, unsigned block, std::size_t dynamic_bytes,
+                           cudaStream_t stream, const cudaLaunchAttribute& attribute, const char* what,
+                           const Args&... args)
+{
+  static_assert(sizeof...(Params) == sizeof...(Args), "launch_with_attribute: one argument per kernel parameter");
   std::tuple<Params...> values(args...);
-  cudaLaunchAttribute attribute{};
-  attribute.id                                         = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchAttribute attributes[] = {attribute};
   cudaLaunchConfig_t config{};
   config.gridDim           = dim3(grid);
   config.blockDim          = dim3(block);
-  config.dynamicSmemBytes  = 0;
+  config.dynamicSmemBytes  = dynamic_bytes;
   config.stream            = stream;
-  config.attrs             = &attribute;
+  config.attrs             = attributes;
   config.numAttrs          = 1;
   const cudaError_t status = std::apply(
     [&](auto&... value) {
@@ -127,6 +176,39 @@ void launch_dependent_kernel(void (*kernel)(Params...), bool dependent, unsigned
     cudaGetLastError();
     throw cuda_error(status, what);
   }
+}
+
+/// launch_kernel for a grid that is one thread block cluster of `grid` blocks (runs_as_one_cluster
+/// said it fits), each with `dynamic_bytes` of dynamic shared memory.
+template <class... Params, class... Args>
+void launch_one_cluster(void (*kernel)(Params...), unsigned grid, unsigned block, std::size_t dynamic_bytes,
+                        cudaStream_t stream, const char* what, const Args&... args)
+{
+  cudaLaunchAttribute attribute{};
+  attribute.id               = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = grid;
+  attribute.val.clusterDim.y = 1;
+  attribute.val.clusterDim.z = 1;
+  launch_with_attribute(kernel, grid, block, dynamic_bytes, stream, attribute, what, args...);
+}
+
+/// launch_kernel for a kernel that may start before the kernel ahead of it in `stream` has ended
+/// (programmatic dependent launch, where `dependent`: waits_for_prior_grid): its blocks take free
+/// room on the GPU while that kernel's last blocks run, and must call wait_for_prior_grid() before
+/// they read anything it writes. The kernel ahead lets it start with allow_dependent_grid().
+template <class... Params, class... Args>
+void launch_dependent_kernel(void (*kernel)(Params...), bool dependent, unsigned grid, unsigned block,
+                             cudaStream_t stream, const char* what, const Args&... args)
+{
+  if (!dependent)
+  {
+    launch_kernel(kernel, grid, block, stream, what, args...);
+    return;
+  }
+  cudaLaunchAttribute attribute{};
+  attribute.id                                         = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  launch_with_attribute(kernel, grid, block, 0, stream, attribute, what, args...);
 }
 
 /// In a kernel launched with launch_dependent_kernel: waits until the grid ahead of it has ended

@@ -38,6 +38,28 @@ void check_device_errors();
 
 namespace detail
 {
+/// Allocation (or a query such as cudaOccupancyMaxActiveClusters) is a "potentially unsafe" call
+/// while another thread captures a stream in global mode: it would fail and invalidate that
+/// capture. rk's such calls never touch the captured stream, so rk's thread declares itself
+/// relaxed around them, as CUDA's own allocators do.
+class relaxed_capture_mode
+{
+public:
+  relaxed_capture_mode()
+  {
+    cudaThreadExchangeStreamCaptureMode(&previous_);
+  }
+  ~relaxed_capture_mode()
+  {
+    cudaThreadExchangeStreamCaptureMode(&previous_);
+  }
+  relaxed_capture_mode(const relaxed_capture_mode&)            = delete;
+  relaxed_capture_mode& operator=(const relaxed_capture_mode&) = delete;
+
+private:
+  cudaStreamCaptureMode previous_ = cudaStreamCaptureModeRelaxed;
+};
+
 /// What the dispatch layer needs to know about a device; read once per device, then cached.
 struct device_facts
 {

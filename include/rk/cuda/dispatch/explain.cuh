@@ -94,6 +94,12 @@ explanation explain_dispatch(const gpu_policy<Backend, Provider>&, InputIt first
       e.reproducible = true;
       reason += "; tree: pairwise over tiles of " + std::to_string(detail::tile_items<typename agent::item>)
               + " items counted from the first, fixed by the length";
+      if (e.backend == "single_pass")
+      {
+        reason += "; finish: by the last block to arrive, or, for a grid of 2 to "
+                + std::to_string(detail::single_pass_cluster_max_blocks)
+                + " blocks on sm_90 and later, by block 0 of one thread block cluster from its shared memory";
+      }
     }
     else if constexpr (agent::tuning.tree == tree_shape::merged_lanes)
     {

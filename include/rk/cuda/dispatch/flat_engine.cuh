@@ -31,7 +31,7 @@ struct two_pass_launcher
   }
 
   static void launch(Input first, const typename agent::plan_type& plan, const initial_value<T>& init, T* out,
-                     const Op& op, cudaStream_t stream, const scratch_lease& scratch)
+                     const Op& op, cudaStream_t stream, const scratch_lease& scratch, const device_facts&)
   {
     T* partials = static_cast<T*>(scratch.partials);
     launch_kernel(first_kernel, grid_size(plan), agent::block_threads, stream,
@@ -49,7 +49,9 @@ struct two_pass_launcher
 };
 
 /// rk::single_pass: one kernel; blocks publish their results and the last block to arrive (an
-/// acq_rel counter in the call's scratch) runs the final pass and folds in init.
+/// acq_rel counter in the call's scratch) runs the final pass and folds in init. Under the tree, a
+/// grid of 2 to single_pass_cluster_max_blocks blocks runs as one thread block cluster where the
+/// device allows it, and block 0 finishes (single_pass_cluster_kernel): same plan, same bits.
 template <class Provider, class Input, class T, class Op>
 struct single_pass_launcher
 {
@@ -63,8 +65,22 @@ struct single_pass_launcher
   }
 
   static void launch(Input first, const typename agent::plan_type& plan, const initial_value<T>& init, T* out,
-                     const Op& op, cudaStream_t stream, const scratch_lease& scratch)
+                     const Op& op, cudaStream_t stream, const scratch_lease& scratch, const device_facts& device)
   {
+    if constexpr (agent::pairwise && alignof(T) <= 16)
+    {
+      constexpr auto cluster_kernel = single_pass_cluster_kernel<agent, Input, T, Op>;
+      const offset_t parts          = plan.split.parts;
+      const std::size_t value_bytes = static_cast<std::size_t>(agent::partial_values(plan)) * sizeof(T);
+      if (parts >= 2 && parts <= single_pass_cluster_max_blocks && value_bytes <= single_pass_cluster_values_bytes
+          && runs_as_one_cluster<cluster_kernel>(single_pass_cluster_max_blocks, agent::block_threads,
+                                                 single_pass_cluster_values_bytes, device))
+      {
+        launch_one_cluster(cluster_kernel, static_cast<unsigned>(parts), agent::block_threads, value_bytes, stream,
+                           "rk::single_pass: launching the one-cluster kernel", first, plan, init, out, op);
+        return;
+      }
+    }
     launch_kernel(kernel, grid_size(plan), agent::block_threads, stream, "rk::single_pass: launching the kernel", first,
                   plan, static_cast<T*>(scratch.partials), reinterpret_cast<grid_counters*>(scratch.counters), init,
                   out, op);
@@ -86,7 +102,7 @@ struct atomic_launcher
   }
 
   static void launch(Input first, const range_plan& plan, const initial_value<T>& init, T* out, const Op& op,
-                     cudaStream_t stream, const scratch_lease& scratch)
+                     cudaStream_t stream, const scratch_lease& scratch, const device_facts&)
   {
     check_atomic_output(out, "rk::atomic");
     launch_kernel(kernel, plan.blocks, agent::block_threads, stream, "rk::atomic: launching the kernel", first, plan,
@@ -141,7 +157,8 @@ void enqueue_reduction(Input input, std::int64_t n, const initial_value<T>& init
                                               static_cast<std::size_t>(agent::partial_values(plan)) * sizeof(T));
     constexpr bool via_device = !ResultInDevice
                              && std::is_same_v<launcher_type, atomic_launcher<Provider, Input, T, Op>>;
-    launcher_type::launch(input, plan, init, via_device ? static_cast<T*>(scratch.result) : out, op, stream, scratch);
+    launcher_type::launch(input, plan, init, via_device ? static_cast<T*>(scratch.result) : out, op, stream, scratch,
+                          device);
     if constexpr (via_device)
     {
       // Enqueued before the lease ends, so no later call on the stream can overwrite the result first.

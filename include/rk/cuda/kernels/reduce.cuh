@@ -7,7 +7,9 @@
 // boundaries cut:
 //   two-pass     a second one-block kernel finishes the cut nodes and runs the final tree
 //   single-pass  the last block to finish does what two-pass's second kernel does (and, with a
-//                count in device memory, every block first makes the plan from it)
+//                count in device memory, every block first makes the plan from it); a grid that
+//                one thread block cluster holds stores into block 0's shared memory instead, and
+//                block 0 finishes after the cluster's barrier
 // Under the grid-ordered tree (rk/cuda/agent/grid_ordered.cuh) every block reduces its share to one value:
 //   two-pass     store the block's result; a second one-block kernel reduces the results
 //   single-pass  store the block's result; the last block to finish reduces all of them
@@ -22,7 +24,9 @@
 #include <rk/detail/device_errors.hpp>
 #include <rk/detail/store.hpp>
 
+#include <cooperative_groups.h>
 #include <cuda/atomic>
+#include <cuda/ptx>
 
 #include <type_traits>
 
@@ -148,6 +152,45 @@ __global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks_per_sm
                      initial_value<T> init, T* out, Op op)
 {
   single_pass_block<Agent>(first, plan, gridDim.x, partials, counters, init, out, op);
+}
+
+/// rk::single_pass on a grid that is one thread block cluster (sm_90 and later; the launcher picks
+/// it for 2 to single_pass_cluster_max_blocks blocks): every block stores its node values and
+/// pieces into block 0's shared memory through distributed shared memory, the cluster's barrier
+/// (release, then acquire) publishes them, and block 0 finishes the split. The last-block protocol
+/// puts a device-scope acq_rel round trip and a reload of the values from L2 on the critical path
+/// of every small call; this puts one cluster barrier there. Same plan, same tree, same bits.
+template <class Agent, class Input, class T, class Op>
+__global__ void __launch_bounds__(Agent::block_threads, Agent::min_blocks_per_sm)
+  single_pass_cluster_kernel(Input first, typename Agent::plan_type plan, initial_value<T> init, T* out, Op op)
+{
+  static_assert(Agent::pairwise, "the one-cluster finish is rk::reduce's tree's");
+#if __CUDA_ARCH__ >= 900
+  extern __shared__ __align__(16) unsigned char cluster_values_raw[]; // partial_values(plan) values of T
+  const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+  T* values                                       = reinterpret_cast<T*>(cluster_values_raw);
+  // A block may write another's shared memory only once that block has started: a barrier with
+  // nothing to publish (the cluster's blocks start together, so it is short).
+  ::cuda::ptx::barrier_cluster_arrive(::cuda::ptx::sem_relaxed);
+  ::cuda::ptx::barrier_cluster_wait();
+  Agent::reduce_part(first, plan, blockIdx.x, Agent::outputs(plan, cluster.map_shared_rank(values, 0)), op);
+  cluster.sync(); // arrive.release, wait.acquire: block 0 sees every block's values
+  if (blockIdx.x != 0)
+  {
+    return; // block 0's shared memory, the only one read, lives until block 0 ends
+  }
+  const T all = finish_split<Agent::block_threads, T>(plan.split, Agent::outputs(plan, values), op);
+  if (threadIdx.x == 0)
+  {
+    store_every_byte<T>(out, init.combine(all, op));
+  }
+#else
+  (void) first;
+  (void) plan;
+  (void) init;
+  (void) out;
+  (void) op;
+#endif
 }
 
 /// rk::reduce_into with rk::device_count: rk::single_pass over the count that `*count` holds when
