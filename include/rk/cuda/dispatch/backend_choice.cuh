@@ -17,9 +17,11 @@ namespace rk::detail
 /// rk::device runs rk::atomic for integer T with a hardware atomic (add, min, max, and, or, xor:
 /// exact and deterministic, like single_pass) on ranges in [automatic_atomic_min_items,
 /// automatic_atomic_max_items), where it measured up to 5 % faster than single_pass (H200, 2^16 to
-/// 2^20; within ~1 % above that: perf/RESULTS.md).
+/// 2^20; within ~1 % above that: perf/RESULTS.md). The range starts just past 2^16: up to 2^16
+/// 4-byte items single_pass's grid is one thread block cluster (single_pass_cluster_max_blocks),
+/// which at 2^16 int32 took 11 % less time than atomic (5.9 against 6.6 us, H200).
 /// Floating-point T always gets single_pass: atomic float sums vary from run to run.
-inline constexpr std::int64_t automatic_atomic_min_items = std::int64_t{1} << 16;
+inline constexpr std::int64_t automatic_atomic_min_items = (std::int64_t{1} << 16) + 1;
 inline constexpr std::int64_t automatic_atomic_max_items = std::int64_t{1} << 27;
 
 template <class T, class Op>
