@@ -30,6 +30,18 @@ inline unsigned host_thread_count(const host_policy& policy, std::int64_t n)
   return static_cast<unsigned>(std::min<std::int64_t>(hw, by_size));
 }
 
+/// A lane's value: its items [b, e), e > b, folded from the left.
+template <class T, class RandomIt, class BinaryOp>
+T host_lane_value(RandomIt first, offset_t b, offset_t e, BinaryOp& op)
+{
+  T acc(static_cast<T>(first[b]));
+  for (offset_t i = b + 1; i < e; ++i)
+  {
+    acc = op(std::move(acc), static_cast<T>(first[i]));
+  }
+  return acc;
+}
+
 /// The value of tile `tile` of [first, first + n): lanes fold their items, then the lanes combine
 /// as a warp reduction does (tree.hpp).
 template <class T, class RandomIt, class BinaryOp>
@@ -44,12 +56,7 @@ T host_tile_value(RandomIt first, offset_t n, offset_t tile, BinaryOp& op)
   for (int l = 0; l < lanes; ++l)
   {
     const offset_t b = begin + offset_t{l} * lane_items, e = std::min(b + lane_items, begin + count);
-    T acc(static_cast<T>(first[b]));
-    for (offset_t i = b + 1; i < e; ++i)
-    {
-      acc = op(std::move(acc), static_cast<T>(first[i]));
-    }
-    lane[l].emplace(std::move(acc));
+    lane[l].emplace(host_lane_value<T>(first, b, e, op));
   }
   for (int width = 1; width < tile_lanes; width *= 2)
   {
@@ -79,6 +86,17 @@ template <class T, class RandomIt, class BinaryOp>
 T host_tree_root(RandomIt first, offset_t n, BinaryOp& op)
 {
   using item = tree_item_t<RandomIt>;
+  // Above one lane and one tile the tree's levels hold a single value each, so a short run (a
+  // segment, a row, a run of keys) is its lane's fold or its tile's value: without setting up
+  // the levels, a one-item segment takes a fifth of the time.
+  if (n <= tile_lane_items<item>)
+  {
+    return host_lane_value<T>(first, 0, n, op);
+  }
+  if (n <= tile_items<item>)
+  {
+    return host_tile_value<T>(first, n, 0, op);
+  }
   return host_tiles_value<T>(first, n, 0, ceil_div(n, offset_t{tile_items<item>}), op);
 }
 
