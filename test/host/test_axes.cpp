@@ -9,6 +9,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -245,4 +246,155 @@ TEST_CASE("rk::mean_var: accurate variance of float data with mean 1000 and devi
   rk::segmented_reduce(rk::host, states.begin(), offsets.begin(), offsets.end(), one.begin(), rk::mean_var<float>{},
                        rk::mean_var_op<float>{});
   CHECK(relative_error(one[0]) <= tree_bound);
+  std::vector<int> keys(v.size(), 4), key_out(1);
+  std::vector<rk::mean_var<float>> by_key(1);
+  rk::reduce_by_key(rk::host, keys.begin(), keys.end(), states.begin(), key_out.begin(), by_key.begin(),
+                    rk::mean_var<float>{}, rk::mean_var_op<float>{});
+  CHECK(rk_test::bits_equal(by_key[0], one[0]));
+}
+
+namespace
+{
+using sum_max = cuda::std::tuple<float, float>;
+struct as_sum_max
+{
+  sum_max operator()(float v) const
+  {
+    return {v, v};
+  }
+};
+} // namespace
+
+TEST_CASE("rk::fuse through rk::transform_reduce_axes and rk::segmented_reduce: each result has the bits it has alone")
+{
+  const auto items = rk_test::spread_floats(37 * 1001, 6);
+  const auto fused = rk::fuse(rk::plus{}, rk::maximum{});
+  const sum_max init{0.5f, -1e30f};
+  // Column and row results of a 37 x 1001 matrix.
+  cuda::std::mdspan<const float, cuda::std::dextents<std::int64_t, 2>> x(items.data(), 37, 1001);
+  for (int axis : {0, 1})
+  {
+    CAPTURE(axis);
+    const std::int64_t kept = axis == 0 ? 1001 : 37;
+    std::vector<sum_max> both(static_cast<std::size_t>(kept));
+    std::vector<float> sums(both.size()), maxima(both.size());
+    cuda::std::mdspan<sum_max, cuda::std::dextents<std::int64_t, 1>> out(both.data(), kept);
+    cuda::std::mdspan<float, cuda::std::dextents<std::int64_t, 1>> out_sum(sums.data(), kept),
+      out_max(maxima.data(), kept);
+    rk::transform_reduce_axes(rk::host, x, rk::axes{axis}, out, init, fused, as_sum_max{});
+    rk::reduce_axes(rk::host, x, rk::axes{axis}, out_sum, 0.5f, rk::plus{});
+    rk::reduce_axes(rk::host, x, rk::axes{axis}, out_max, -1e30f, rk::maximum{});
+    std::size_t wrong = 0;
+    for (std::size_t k = 0; k < both.size(); ++k)
+    {
+      wrong += rk_test::bits_equal(cuda::std::get<0>(both[k]), sums[k]) && cuda::std::get<1>(both[k]) == maxima[k] ? 0
+                                                                                                                   : 1;
+    }
+    CHECK(wrong == 0);
+  }
+  // Segments of 0 to 400 (sum, max) pairs: each has rk::reduce's bits over its pairs (8-byte items:
+  // their tree's lanes are not the floats'), and the maximum of its floats.
+  std::vector<sum_max> pairs(items.size());
+  std::transform(items.begin(), items.end(), pairs.begin(), as_sum_max{});
+  std::vector<std::int64_t> offsets{0};
+  for (std::int64_t k = 0; offsets.back() + k % 401 <= static_cast<std::int64_t>(items.size()); ++k)
+  {
+    offsets.push_back(offsets.back() + k % 401);
+  }
+  const std::size_t segments = offsets.size() - 1;
+  std::vector<sum_max> both(segments);
+  std::vector<float> maxima(segments);
+  rk::segmented_reduce(rk::host, pairs.begin(), offsets.begin(), offsets.end(), both.begin(), init, fused);
+  rk::segmented_reduce(rk::host, items.begin(), offsets.begin(), offsets.end(), maxima.begin(), -1e30f, rk::maximum{});
+  std::size_t wrong = 0;
+  for (std::size_t k = 0; k < segments; ++k)
+  {
+    const sum_max alone = rk::reduce(rk::host, pairs.begin() + offsets[k], pairs.begin() + offsets[k + 1], init, fused);
+    wrong += rk_test::bits_equal(cuda::std::get<0>(both[k]), cuda::std::get<0>(alone))
+              && cuda::std::get<1>(both[k]) == maxima[k]
+             ? 0
+             : 1;
+  }
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("rk::reduce_axes (host policies): static extents give what dynamic ones give")
+{
+  const auto items = rk_test::spread_floats(4 * 6 * 5, 8);
+  cuda::std::mdspan<const float, cuda::std::extents<int, 4, cuda::std::dynamic_extent, 5>> fixed_x(items.data(), 6);
+  cuda::std::mdspan<const float, cuda::std::dextents<int, 3>> dynamic_x(items.data(), 4, 6, 5);
+  std::vector<float> a(4 * 5, -1.0f), b(4 * 5, -2.0f);
+  cuda::std::mdspan<float, cuda::std::extents<int, 4, 5>> fixed_out(a.data());
+  cuda::std::mdspan<float, cuda::std::dextents<int, 2>, cuda::std::layout_left> dynamic_out(b.data(), 4, 5);
+  for (bool tree : {true, false})
+  {
+    if (tree)
+    {
+      rk::reduce_axes(rk::host, fixed_x, rk::axes{1}, fixed_out, 0.25f);
+      rk::reduce_axes(rk::host, dynamic_x, rk::axes{1}, dynamic_out, 0.25f);
+    }
+    else
+    {
+      rk::reduce_axes(rk::seq, fixed_x, rk::axes{1}, fixed_out, 0.25f);
+      rk::reduce_axes(rk::seq, dynamic_x, rk::axes{1}, dynamic_out, 0.25f);
+    }
+    std::size_t wrong = 0;
+    for (int i = 0; i < 4; ++i)
+    {
+      for (int k = 0; k < 5; ++k)
+      {
+        wrong += rk_test::bits_equal(fixed_out(i, k), dynamic_out(i, k)) ? 0 : 1;
+      }
+    }
+    CHECK(wrong == 0);
+  }
+  // Every axis of a fully static view into a rank-0 out.
+  cuda::std::mdspan<const float, cuda::std::extents<int, 4, 6, 5>> all_static(items.data());
+  float whole = 0.0f;
+  cuda::std::mdspan<float, cuda::std::extents<int>> scalar(&whole);
+  rk::reduce_axes(rk::host, all_static, rk::axes{0, 1, 2}, scalar, 0.25f);
+  CHECK(rk_test::bits_equal(whole, rk::reduce(rk::host, items.begin(), items.end(), 0.25f)));
+}
+
+TEST_CASE("rk::reduce_axes (rk::host): more than 2^31 items in total, a strided view with gaps over uint8_t")
+{
+  // 65537 rows of 32768 items, each row followed by one byte the view skips: 2^31 + 32768 items.
+  const std::int64_t rows = 65537, cols = 32768, pitch = cols + 1;
+  std::vector<std::uint8_t> storage(static_cast<std::size_t>(rows * pitch));
+  for (std::size_t i = 0; i < storage.size(); ++i)
+  {
+    storage[i] = static_cast<std::uint8_t>(
+      i % static_cast<std::size_t>(pitch) == static_cast<std::size_t>(cols) ? 0xff : (i * 7 + (i >> 13)) & 0x3f);
+  }
+  using extents = cuda::std::dextents<std::int64_t, 2>;
+  const cuda::std::mdspan<const std::uint8_t, extents, cuda::std::layout_stride> x(
+    storage.data(),
+    cuda::std::layout_stride::mapping<extents>(extents(rows, cols), cuda::std::array<std::int64_t, 2>{pitch, 1}));
+  REQUIRE(x.size() > (std::size_t{1} << 31));
+  std::vector<std::uint64_t> want_columns(static_cast<std::size_t>(cols), 3),
+    want_rows(static_cast<std::size_t>(rows), 3);
+  std::uint64_t want_all = 3;
+  for (std::int64_t r = 0; r < rows; ++r)
+  {
+    const std::uint8_t* row = storage.data() + r * pitch;
+    for (std::int64_t c = 0; c < cols; ++c)
+    {
+      want_columns[static_cast<std::size_t>(c)] += row[c];
+      want_rows[static_cast<std::size_t>(r)] += row[c];
+      want_all += row[c];
+    }
+  }
+  std::vector<std::uint64_t> columns(static_cast<std::size_t>(cols)), row_sums(static_cast<std::size_t>(rows));
+  std::uint64_t all = 0;
+  rk::reduce_axes(rk::host, x, rk::axes{0},
+                  cuda::std::mdspan<std::uint64_t, cuda::std::dextents<std::int64_t, 1>>(columns.data(), cols),
+                  std::uint64_t{3}, rk::plus{});
+  rk::reduce_axes(rk::host, x, rk::axes{1},
+                  cuda::std::mdspan<std::uint64_t, cuda::std::dextents<std::int64_t, 1>>(row_sums.data(), rows),
+                  std::uint64_t{3}, rk::plus{});
+  rk::reduce_axes(rk::host, x, rk::axes{1, 0}, cuda::std::mdspan<std::uint64_t, cuda::std::extents<int>>(&all),
+                  std::uint64_t{3}, rk::plus{});
+  CHECK(columns == want_columns);
+  CHECK(row_sums == want_rows);
+  CHECK(all == want_all);
 }

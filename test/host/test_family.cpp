@@ -4,13 +4,16 @@
 
 #include "../support/family_properties.hpp"
 #include "../support/parity_properties.hpp"
+#include "../support/spread.hpp"
 #include "host_harness.hpp"
 
 #include <rk/reduce.hpp>
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <forward_list>
 #include <initializer_list>
 #include <limits>
@@ -40,6 +43,112 @@ TEST_CASE("rk::reduce_by_key (host policies): run layouts, init once per run, Th
 {
   rk_test::reduce_by_key_properties(seq_harness{});
   rk_test::reduce_by_key_properties(host_harness{});
+}
+
+namespace
+{
+struct spread_float_at
+{
+  float operator()(std::int64_t i) const
+  {
+    return rk_test::spread_value<float>{}(i);
+  }
+};
+/// Item i as the state of one item, for rk::mean_var.
+struct mean_var_at
+{
+  rk::mean_var<float> operator()(std::int64_t i) const
+  {
+    return rk::to_mean_var<float>{}(spread_float_at{}(i));
+  }
+};
+/// Item i as a (sum, maximum) pair, for rk::fuse.
+struct sum_max_at
+{
+  cuda::std::tuple<float, float> operator()(std::int64_t i) const
+  {
+    const float x = spread_float_at{}(i);
+    return {x, x};
+  }
+};
+
+template <class T>
+bool same_bytes(const T& a, const T& b)
+{
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+/// reduce_by_key over runs of `lengths` of `values` on `policy`: every sampled run's value has the
+/// bytes of rk::reduce on the same policy over the run's items.
+template <class T, class Policy, class Values, class Op>
+void runs_have_reduce_bits(Policy policy, const std::vector<std::int64_t>& lengths, Values values, T init, Op op)
+{
+  const auto keys = rk_test::run_keys(lengths);
+  const auto n    = static_cast<std::int64_t>(keys.size());
+  std::vector<std::int32_t> key_out(keys.size());
+  std::vector<T> value_out(keys.size(), init);
+  const auto ends = rk::reduce_by_key(policy, keys.begin(), keys.end(), values, key_out.begin(), value_out.begin(),
+                                      init, op);
+  REQUIRE(ends.second - value_out.begin() == static_cast<std::ptrdiff_t>(lengths.size()));
+  const std::size_t step = std::max<std::size_t>(1, lengths.size() / 400);
+  std::int64_t at = 0, wrong = 0;
+  for (std::size_t r = 0; r < lengths.size(); ++r)
+  {
+    if (r % step == 0 || r + 1 == lengths.size())
+    {
+      wrong += same_bytes(value_out[r], rk::reduce(policy, values + at, values + at + lengths[r], init, op)) ? 0 : 1;
+    }
+    at += lengths[r];
+  }
+  CAPTURE(n);
+  CHECK(wrong == 0);
+}
+} // namespace
+
+TEST_CASE("rk::reduce_by_key (host policies): each run has rk::reduce's bits (float sums, rk::mean_var, rk::fuse)")
+{
+  std::vector<std::vector<std::int64_t>> layouts = rk_test::run_layouts();
+  layouts.push_back(std::vector<std::int64_t>(20, 1000));
+  for (const auto& lengths : layouts)
+  {
+    CAPTURE(lengths.size());
+    const rk_test::generating_iterator<spread_float_at> floats(spread_float_at{}, 0);
+    const rk_test::generating_iterator<mean_var_at> states(mean_var_at{}, 0);
+    const rk_test::generating_iterator<sum_max_at> pairs(sum_max_at{}, 0);
+    const auto sum_max = rk::fuse(rk::plus{}, rk::maximum{});
+    const cuda::std::tuple<float, float> pair_init{0.5f, -1.0e30f};
+    runs_have_reduce_bits(rk::seq, lengths, floats, 0.5f, rk::plus{});
+    runs_have_reduce_bits(rk::host.with_threads(3), lengths, floats, 0.5f, rk::plus{});
+    runs_have_reduce_bits(rk::host, lengths, states, rk::mean_var<float>{}, rk::mean_var_op<float>{});
+    runs_have_reduce_bits(rk::host.with_threads(2), lengths, pairs, pair_init, sum_max);
+  }
+}
+
+namespace
+{
+struct key_of_mebi
+{
+  std::int64_t operator()(std::int64_t i) const
+  {
+    return i >> 20;
+  }
+};
+} // namespace
+
+TEST_CASE("rk::reduce_by_key (rk::host): more than 2^31 items through iterators")
+{
+  const std::int64_t n = (std::int64_t{1} << 31) + 77;
+  const rk_test::generating_iterator<key_of_mebi> keys(key_of_mebi{}, 0);
+  const rk_test::generating_iterator<rk_test::to_one> ones(rk_test::to_one{}, 0);
+  const std::int64_t runs = ((n - 1) >> 20) + 1;
+  std::vector<std::int64_t> key_out(static_cast<std::size_t>(runs)), count_out(static_cast<std::size_t>(runs));
+  const auto ends = rk::reduce_by_key(rk::host, keys, keys + n, ones, key_out.begin(), count_out.begin(),
+                                      std::int64_t{5}, rk::plus{});
+  REQUIRE(ends.first - key_out.begin() == runs);
+  CHECK(key_out.back() == runs - 1);
+  CHECK(count_out.front() == 5 + (std::int64_t{1} << 20));
+  CHECK(count_out.back() == 5 + n - ((runs - 1) << 20));
+  CHECK(std::count(count_out.begin(), count_out.end() - 1, 5 + (std::int64_t{1} << 20)) == runs - 1);
 }
 
 namespace

@@ -2,6 +2,7 @@
 // forms, init once on the left, non-commutative operators, rk::host's per-segment bits equal to
 // rk::reduce's over the same items, and bad segments.
 
+#include "../support/reference.hpp"
 #include "../support/segments.hpp"
 #include "../support/spread.hpp"
 #include "../support/test_types.hpp"
@@ -13,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <vector>
 
@@ -153,6 +155,133 @@ TEST_CASE("rk::segmented_reduce (rk::host): each segment has rk::reduce's bits, 
       REQUIRE(rk_test::bits_of(out[s]) == rk_test::bits_of(expected));
     }
   }
+}
+
+namespace
+{
+/// Segments of `out` without the bits of rk::reduce over their items: every `step`-th one and the
+/// last are checked.
+std::size_t segments_without_reduce_bits(const std::vector<float>& items, const std::vector<std::int64_t>& offsets,
+                                         const std::vector<float>& out, float init)
+{
+  const std::size_t segments = offsets.size() - 1, step = std::max<std::size_t>(1, segments / 1500);
+  std::size_t wrong = 0;
+  auto check        = [&](std::size_t s) {
+    const float expected = rk::reduce(rk::host, items.begin() + offsets[s], items.begin() + offsets[s + 1], init,
+                                             rk::plus{});
+    wrong += rk_test::bits_of(out[s]) != rk_test::bits_of(expected) ? 1 : 0;
+  };
+  for (std::size_t s = 0; s < segments; s += step)
+  {
+    check(s);
+  }
+  check(segments - 1);
+  return wrong;
+}
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b)
+{
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+/// The length of every segment when they are all equal, else 0.
+std::int64_t uniform_length(const std::vector<std::int64_t>& offsets)
+{
+  const std::int64_t length = offsets[1] - offsets[0];
+  for (std::size_t s = 1; s + 1 < offsets.size(); ++s)
+  {
+    if (offsets[s + 1] - offsets[s] != length)
+    {
+      return 0;
+    }
+  }
+  return length;
+}
+} // namespace
+
+TEST_CASE("rk::segmented_reduce (rk::host): every layout in the CSR, CUB and fixed-size forms has rk::reduce's bits")
+{
+  for (segment_layout layout : rk_test::all_layouts())
+  {
+    CAPTURE(rk_test::name(layout));
+    // Off every power of two, so the fixed lengths leave a remainder and the last tile is cut.
+    const auto offsets = rk_test::make_offsets(layout, (std::int64_t{1} << 18) + 4099);
+    std::vector<float> items(static_cast<std::size_t>(offsets.back()));
+    for (std::size_t i = 0; i < items.size(); ++i)
+    {
+      items[i] = rk_test::spread_value<float>{}(static_cast<std::int64_t>(i));
+    }
+    const std::int64_t segments = static_cast<std::int64_t>(offsets.size()) - 1;
+    std::vector<float> csr(offsets.size() - 1), cub(offsets.size() - 1), fixed(offsets.size() - 1);
+    rk::segmented_reduce(rk::host.with_threads(3), items.begin(), offsets.begin(), offsets.end(), csr.begin(), 0.5f,
+                         rk::plus{});
+    CHECK(segments_without_reduce_bits(items, offsets, csr, 0.5f) == 0);
+    rk::segmented_reduce(rk::host.with_threads(2), items.begin(), segments, offsets.begin(), offsets.begin() + 1,
+                         cub.begin(), 0.5f, rk::plus{});
+    CHECK(same_bits(cub, csr));
+    if (const std::int64_t length = uniform_length(offsets); length > 0)
+    {
+      rk::segmented_reduce(rk::host, items.begin(), segments, length, fixed.begin(), 0.5f, rk::plus{});
+      CHECK(same_bits(fixed, csr));
+    }
+  }
+}
+
+namespace
+{
+struct byte_at
+{
+  std::uint8_t operator()(std::int64_t i) const
+  {
+    return static_cast<std::uint8_t>(i * 7 + (i >> 9));
+  }
+};
+/// CSR offsets k / 2: segment s is empty when s is even, else item s / 2 alone.
+struct half_offsets
+{
+  std::int64_t operator()(std::int64_t k) const
+  {
+    return k / 2;
+  }
+};
+/// What segment s of half_offsets sums to from init 3.
+struct half_segment_sum
+{
+  std::uint64_t operator()(std::int64_t s) const
+  {
+    return s % 2 == 0 ? 3u : 3u + byte_at{}(s / 2);
+  }
+};
+} // namespace
+
+TEST_CASE("rk::segmented_reduce (rk::host): a segment of more than 2^31 items through an iterator, CSR and CUB forms")
+{
+  const std::int64_t big = (std::int64_t{1} << 31) + 77;
+  const rk_test::generating_iterator<byte_at> items(byte_at{}, 0);
+  // A segment of more than 2^31 items between short ones, in the CSR and the CUB forms.
+  const std::vector<std::int64_t> offsets{0, 5, 5 + big, 5 + big + 3};
+  const std::uint64_t long_one = rk::reduce(rk::host, items + 5, items + 5 + big, std::uint64_t{3}, rk::plus{});
+  std::vector<std::uint64_t> csr(3), cub(3);
+  rk::segmented_reduce(rk::host, items, offsets.begin(), offsets.end(), csr.begin(), std::uint64_t{3}, rk::plus{});
+  rk::segmented_reduce(rk::host, items, 3, offsets.begin(), offsets.begin() + 1, cub.begin(), std::uint64_t{3},
+                       rk::plus{});
+  CHECK(csr[1] == long_one);
+  CHECK(csr[0] == 3u + byte_at{}(0) + byte_at{}(1) + byte_at{}(2) + byte_at{}(3) + byte_at{}(4));
+  CHECK(csr[2] == 3u + byte_at{}(5 + big) + byte_at{}(6 + big) + byte_at{}(7 + big));
+  CHECK(cub == csr);
+}
+
+TEST_CASE("rk::segmented_reduce (rk::host): more than 2^31 segments of 0 or 1 items, each checked as it is written")
+{
+  const rk_test::generating_iterator<byte_at> items(byte_at{}, 0);
+  const std::int64_t segments = (std::int64_t{1} << 31) + 7;
+  const rk_test::generating_iterator<half_offsets> offsets(half_offsets{}, 0);
+  const half_segment_sum want{};
+  rk_test::output_mismatches wrong;
+  rk::segmented_reduce(rk::host, items, offsets, offsets + (segments + 1),
+                       rk_test::checking_output<half_segment_sum>(want, wrong), std::uint64_t{3}, rk::plus{});
+  CAPTURE(wrong.first.load());
+  CHECK(wrong.count.load() == 0);
 }
 
 TEST_CASE("rk::segmented_reduce (host policies): bad segments and counts are errors")

@@ -381,6 +381,8 @@ struct axes_checks
   const std::vector<std::int64_t>& ints;
   const std::vector<float>& floats;
   const std::vector<std::int64_t>& positions;
+  const std::vector<affine>& maps;
+  const std::vector<mat2>& matrices;
 
   template <std::size_t K>
   void run(const std::vector<int>& axes, view_layout out_layout)
@@ -393,12 +395,43 @@ struct axes_checks
       check_axes_call<R, K>(h, s, positions, axes, out_layout, segment{-3, 0}, segment_merge{}, &ranges);
       square_item square;
       check_axes_call<R, K>(h, s, floats, axes, out_layout, 0.0f, rk::plus{}, &square);
+      // The suites' other two non-commutative operators: where out keeps its outputs does not
+      // change the order of the items, so one layout of out is enough.
+      if (out_layout == view_layout::right)
+      {
+        check_axes_call<R, K>(h, s, maps, axes, out_layout, affine{3u, 5u}, affine_compose{});
+        check_axes_call<R, K>(h, s, matrices, axes, out_layout, mat2{1u, 2u, 3u, 4u}, mat2_multiply{});
+      }
     }
   }
 };
 
+/// Random 8- and 16-byte items for the non-commutative operators.
+inline std::vector<affine> random_affines(std::int64_t n, std::uint64_t seed)
+{
+  std::mt19937_64 rng(seed);
+  std::vector<affine> v(static_cast<std::size_t>(n));
+  for (auto& f : v)
+  {
+    f = affine{static_cast<std::uint32_t>(rng()) | 1u, static_cast<std::uint32_t>(rng())};
+  }
+  return v;
+}
+inline std::vector<mat2> random_mat2s(std::int64_t n, std::uint64_t seed)
+{
+  std::mt19937_64 rng(seed);
+  std::vector<mat2> v(static_cast<std::size_t>(n));
+  for (auto& m : v)
+  {
+    m = mat2{static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng()),
+             static_cast<std::uint32_t>(rng())};
+  }
+  return v;
+}
+
 /// Every axis subset in `subsets` of one view of x, every layout of out: int64 sums, float sums
-/// (bits), index-range merges (order and init once), transform_reduce_axes to ranges and to squares.
+/// (bits), index-range merges (order and init once), affine maps and 2x2 matrices (the other two
+/// non-commutative operators), transform_reduce_axes to ranges and to squares.
 template <std::size_t R, class H>
 void axes_properties_for_view(const H& h, const view_shape<R>& s, const std::vector<std::vector<int>>& subsets)
 {
@@ -409,7 +442,9 @@ void axes_properties_for_view(const H& h, const view_shape<R>& s, const std::vec
   {
     ints[i] = static_cast<std::int64_t>(i * 2654435761u % 2001) - 1000;
   }
-  const std::vector<float> floats = spread_floats(s.storage, 77 + R);
+  const std::vector<float> floats  = spread_floats(s.storage, 77 + R);
+  const std::vector<affine> maps   = random_affines(s.storage, 78 + R);
+  const std::vector<mat2> matrices = random_mat2s(s.storage, 79 + R);
   for (const auto& axes : subsets)
   {
     CAPTURE(axes.size());
@@ -425,12 +460,15 @@ void axes_properties_for_view(const H& h, const view_shape<R>& s, const std::vec
         positions[static_cast<std::size_t>(items[r])] = static_cast<std::int64_t>(r);
       }
     }
-    axes_checks<R, H> check{h, s, ints, floats, positions};
+    axes_checks<R, H> check{h, s, ints, floats, positions, maps, matrices};
     // rk::atomic combines into out with atomics: only a dense out (the others are an error,
-    // which the GPU suite checks on its own).
-    for (view_layout out_layout : {view_layout::right, view_layout::strided})
+    // which the GPU suite checks on its own). An out of rank 0 or 1 in layout_left is the same
+    // mapping as in layout_right.
+    const bool left_differs = R - axes.size() >= 2;
+    for (view_layout out_layout : {view_layout::right, view_layout::left, view_layout::strided})
     {
-      if (!H::commutative_only || out_layout == view_layout::right)
+      if ((!H::commutative_only || out_layout == view_layout::right)
+          && (out_layout != view_layout::left || left_differs))
       {
         for_out_rank<R>(axes, out_layout, check);
       }

@@ -260,6 +260,16 @@ inline std::vector<std::vector<std::int64_t>> run_layouts()
   layouts.push_back({123457}); // all keys equal
   layouts.push_back(random_run_lengths(20000, 50, 12345));
   layouts.push_back(random_run_lengths(4000, 300, 2468)); // the run pass's mid runs, and longer ones
+  // The segmented issue's run lengths not above: 2, 100, 8 shifted by 3, 8192 and 16384 (the
+  // lengths of the long list's old cliff), and a random mix of 1 to 10^5.
+  layouts.push_back(std::vector<std::int64_t>(30000, 2));
+  layouts.push_back(std::vector<std::int64_t>(700, 100));
+  std::vector<std::int64_t> shifted(9000, 8);
+  shifted.insert(shifted.begin(), 3);
+  layouts.push_back(shifted);
+  layouts.push_back(std::vector<std::int64_t>(12, 8192));
+  layouts.push_back(std::vector<std::int64_t>(7, 16384));
+  layouts.push_back(random_run_lengths(8, 100000, 1357));
   return layouts;
 }
 

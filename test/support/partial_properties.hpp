@@ -44,6 +44,31 @@ struct block256_op
   }
 };
 
+/// 4 * Words bytes (12, 32, 64 and 128 here): an affine map x -> w0 * x + w1 mod 2^32 on its first two words,
+/// composed in order, and wrapping sums on the rest. Associative, not commutative; lanes of 2
+/// items (12 bytes) or 1.
+template <int Words>
+struct word_block
+{
+  static_assert(Words >= 3);
+  std::uint32_t w[Words];
+};
+struct word_block_op
+{
+  template <int Words>
+  RK_HOST_DEVICE word_block<Words> operator()(const word_block<Words>& x, const word_block<Words>& y) const
+  {
+    word_block<Words> r = x;
+    r.w[0]              = x.w[0] * y.w[0];
+    r.w[1]              = y.w[0] * x.w[1] + y.w[1];
+    for (int k = 2; k < Words; ++k)
+    {
+      r.w[k] = x.w[k] + y.w[k];
+    }
+    return r;
+  }
+};
+
 /// rk::reduce on the harness's policy computes rk::reduce's tree (rk::seq folds left; its partials
 /// are the tree's all the same, so they finish to rk::host's bits).
 template <class H>
@@ -247,6 +272,28 @@ struct unit_segment
     return segment{i - salt, i - salt + 1};
   }
 };
+struct small_u16
+{
+  std::uint16_t operator()(std::int64_t i) const
+  {
+    return static_cast<std::uint16_t>(splitmix64(static_cast<std::uint64_t>(i)));
+  }
+};
+template <int Words>
+struct random_word_block
+{
+  word_block<Words> operator()(std::int64_t i) const
+  {
+    word_block<Words> b{};
+    std::uint64_t h = static_cast<std::uint64_t>(i);
+    for (auto& w : b.w)
+    {
+      h = splitmix64(h);
+      w = static_cast<std::uint32_t>(h);
+    }
+    return b;
+  }
+};
 struct random_block256
 {
   block256 operator()(std::int64_t i) const
@@ -263,7 +310,8 @@ struct random_block256
 };
 
 /// Every item size the tree knows (1 to 256 bytes: lanes of 32 items down to 1), float and double
-/// sums, and the three non-commutative operators, at a length that cuts a lane, a tile and a node.
+/// sums (and 2-byte items summed in float, which rounds), and the three non-commutative operators,
+/// at a length that cuts a lane, a tile and a node.
 template <class H>
 void partials_combine_to_reduce_bits(const H& h)
 {
@@ -277,8 +325,17 @@ void partials_combine_to_reduce_bits(const H& h)
     check_partials_of<mat2, H, mat2>(h, n, random_mat2{}, mat2{1u, 2u, 3u, 4u}, mat2_multiply{}, 5);
     // [i, i+1) from -k: the whole must come back as exactly [-k - 1, n - k), init once on the left.
     check_partials_of<segment, H, segment>(h, n, unit_segment{12}, segment{-13, -12}, segment_merge{}, 0);
+    check_partials_of<float, H, std::uint16_t>(h, n, small_u16{}, 0.5f, rk::plus{}, 7);
     if (n < 70 * 256)
     {
+      check_partials_of<word_block<3>, H, word_block<3>>(h, n, random_word_block<3>{}, random_word_block<3>{}(-1),
+                                                         word_block_op{}, 8);
+      check_partials_of<word_block<8>, H, word_block<8>>(h, n, random_word_block<8>{}, random_word_block<8>{}(-1),
+                                                         word_block_op{}, 9);
+      check_partials_of<word_block<16>, H, word_block<16>>(h, n, random_word_block<16>{}, random_word_block<16>{}(-1),
+                                                           word_block_op{}, 11);
+      check_partials_of<word_block<32>, H, word_block<32>>(h, n, random_word_block<32>{}, random_word_block<32>{}(-1),
+                                                           word_block_op{}, 10);
       check_partials_of<block256, H, block256>(h, n, random_block256{}, random_block256{}(-1), block256_op{}, 6);
     }
   }

@@ -2,6 +2,7 @@
 // Host-side helpers of the property tests: random inputs, reference folds, size lists,
 // iterators that compute their items.
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -188,6 +189,99 @@ public:
 
 private:
   F f_{};
+  std::int64_t i_ = 0;
+};
+
+/// Where a checking_output wrote a value other than the one it wants: how many, and the first.
+struct output_mismatches
+{
+  std::atomic<std::int64_t> count{0};
+  std::atomic<std::int64_t> first{std::numeric_limits<std::int64_t>::max()};
+};
+
+/// A random-access output iterator that compares what is written at position i with want(i) as
+/// it arrives, so a test can write more than 2^31 results without holding them (host policies,
+/// any thread).
+template <class Want>
+class checking_output
+{
+  struct slot
+  {
+    const Want* want;
+    output_mismatches* wrong;
+    std::int64_t i;
+    template <class V>
+    const slot& operator=(const V& v) const
+    {
+      if (!(v == (*want)(i)))
+      {
+        wrong->count.fetch_add(1, std::memory_order_relaxed);
+        std::int64_t seen = wrong->first.load(std::memory_order_relaxed);
+        while (i < seen && !wrong->first.compare_exchange_weak(seen, i, std::memory_order_relaxed))
+        {
+        }
+      }
+      return *this;
+    }
+  };
+
+public:
+  using difference_type   = std::int64_t;
+  using value_type        = void;
+  using reference         = slot;
+  using pointer           = void;
+  using iterator_category = std::random_access_iterator_tag;
+
+  checking_output(const Want& want, output_mismatches& wrong, std::int64_t i = 0)
+      : want_(&want)
+      , wrong_(&wrong)
+      , i_(i)
+  {}
+
+  slot operator*() const
+  {
+    return slot{want_, wrong_, i_};
+  }
+  slot operator[](difference_type k) const
+  {
+    return slot{want_, wrong_, i_ + k};
+  }
+  checking_output& operator++()
+  {
+    ++i_;
+    return *this;
+  }
+  checking_output operator++(int)
+  {
+    auto copy = *this;
+    ++i_;
+    return copy;
+  }
+  checking_output& operator+=(difference_type k)
+  {
+    i_ += k;
+    return *this;
+  }
+  friend checking_output operator+(checking_output it, difference_type k)
+  {
+    return it += k;
+  }
+  friend difference_type operator-(const checking_output& a, const checking_output& b)
+  {
+    return a.i_ - b.i_;
+  }
+  friend bool operator==(const checking_output& a, const checking_output& b)
+  {
+    return a.i_ == b.i_;
+  }
+  friend bool operator!=(const checking_output& a, const checking_output& b)
+  {
+    return a.i_ != b.i_;
+  }
+
+private:
+  const Want* want_;
+  output_mismatches* wrong_;
   std::int64_t i_ = 0;
 };
 } // namespace rk_test

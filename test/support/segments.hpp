@@ -13,14 +13,21 @@ namespace rk_test
 enum class segment_layout
 {
   all_1,
+  all_2,
   all_4,
+  all_8,
   all_32,
   all_256,
+  all_1024,
   all_4096,
+  all_8192, ///< the length that once filled the long list exactly (the 8192-item cliff)
+  all_16384,
   all_65536,
+  all_2_20,       ///< 2^20 items a segment: one segment, or a few, at the suites' totals
   huge_plus_tiny, ///< one segment of half the items, the rest 1-8 items
   power_law,      ///< Pareto lengths u^-1.26, capped at the total
   half_empty,     ///< lengths 0 or 1-300, half of them 0
+  random_mix,     ///< lengths drawn uniformly from 1 to 10^5, capped at the total
   one_segment
 };
 
@@ -30,22 +37,36 @@ inline const char* name(segment_layout l)
   {
     case segment_layout::all_1:
       return "all 1";
+    case segment_layout::all_2:
+      return "all 2";
     case segment_layout::all_4:
       return "all 4";
+    case segment_layout::all_8:
+      return "all 8";
     case segment_layout::all_32:
       return "all 32";
     case segment_layout::all_256:
       return "all 256";
+    case segment_layout::all_1024:
+      return "all 1024";
     case segment_layout::all_4096:
       return "all 4096";
+    case segment_layout::all_8192:
+      return "all 8192";
+    case segment_layout::all_16384:
+      return "all 16384";
     case segment_layout::all_65536:
       return "all 65536";
+    case segment_layout::all_2_20:
+      return "all 2^20";
     case segment_layout::huge_plus_tiny:
       return "one huge plus 1-8";
     case segment_layout::power_law:
       return "power law";
     case segment_layout::half_empty:
       return "half empty";
+    case segment_layout::random_mix:
+      return "random mix 1-10^5";
     case segment_layout::one_segment:
       return "one segment";
   }
@@ -54,11 +75,12 @@ inline const char* name(segment_layout l)
 
 inline const std::vector<segment_layout>& all_layouts()
 {
-  static const std::vector<segment_layout> layouts{segment_layout::all_1,          segment_layout::all_4,
-                                                   segment_layout::all_32,         segment_layout::all_256,
-                                                   segment_layout::all_4096,       segment_layout::all_65536,
-                                                   segment_layout::huge_plus_tiny, segment_layout::power_law,
-                                                   segment_layout::half_empty,     segment_layout::one_segment};
+  static const std::vector<segment_layout> layouts{
+    segment_layout::all_1,          segment_layout::all_2,     segment_layout::all_4,      segment_layout::all_8,
+    segment_layout::all_32,         segment_layout::all_256,   segment_layout::all_1024,   segment_layout::all_4096,
+    segment_layout::all_8192,       segment_layout::all_16384, segment_layout::all_65536,  segment_layout::all_2_20,
+    segment_layout::huge_plus_tiny, segment_layout::power_law, segment_layout::half_empty, segment_layout::random_mix,
+    segment_layout::one_segment};
   return layouts;
 }
 
@@ -100,8 +122,14 @@ inline std::vector<std::int64_t> make_offsets(segment_layout layout, std::int64_
     case segment_layout::all_1:
       fixed(1);
       break;
+    case segment_layout::all_2:
+      fixed(2);
+      break;
     case segment_layout::all_4:
       fixed(4);
+      break;
+    case segment_layout::all_8:
+      fixed(8);
       break;
     case segment_layout::all_32:
       fixed(32);
@@ -109,11 +137,23 @@ inline std::vector<std::int64_t> make_offsets(segment_layout layout, std::int64_
     case segment_layout::all_256:
       fixed(256);
       break;
+    case segment_layout::all_1024:
+      fixed(1024);
+      break;
     case segment_layout::all_4096:
       fixed(4096);
       break;
+    case segment_layout::all_8192:
+      fixed(8192);
+      break;
+    case segment_layout::all_16384:
+      fixed(16384);
+      break;
     case segment_layout::all_65536:
       fixed(65536);
+      break;
+    case segment_layout::all_2_20:
+      fixed(std::int64_t{1} << 20);
       break;
     case segment_layout::one_segment:
       push(total);
@@ -154,6 +194,13 @@ inline std::vector<std::int64_t> make_offsets(segment_layout layout, std::int64_
       while (offsets.back() < total)
       {
         const std::int64_t l = rng.next() % 2 ? 0 : 1 + static_cast<std::int64_t>(rng.next() % 300);
+        push(std::min<std::int64_t>(l, total - offsets.back()));
+      }
+      break;
+    case segment_layout::random_mix:
+      while (offsets.back() < total)
+      {
+        const std::int64_t l = 1 + static_cast<std::int64_t>(rng.next() % 100000);
         push(std::min<std::int64_t>(l, total - offsets.back()));
       }
       break;
