@@ -3,7 +3,8 @@
 // probe reads the items and writes one value a segment (the fixed-size form's speed of light), the
 // other also reads the CSR offsets (the CSR form's). Axes: T (int32, float, double, int64),
 // Elements (2^26; 2^28 with -a), Segments (issue 8's and 28's length distributions: every segment
-// k items, one of n/2 items among tiny ones, a power law, one segment) and Impl: rk::device's CSR
+// k items, one of n/2 items among tiny ones, a power law, half the segments empty, a random mix of
+// 1 to 10^5 items, one segment) and Impl: rk::device's CSR
 // form with int32 offsets, its CUB form (begin and end offsets), the fixed-size form where every
 // segment has one length, rk::two_pass, rk::atomic, CUB, the probes, rk::reduce_into over the
 // same items for one segment, and for int64 rk::single_pass and the affine maps over the same
@@ -85,6 +86,8 @@ const std::vector<std::string>& row_names()
     }
     v.push_back("one of n/2 + 1-8");
     v.push_back("power law");
+    v.push_back("half empty");
+    v.push_back("random mix 1-10^5");
     v.push_back("one segment");
     return v;
   }();
@@ -111,8 +114,11 @@ std::vector<std::int64_t> row_offsets(const std::string& name, std::int64_t tota
     fixed_size = total;
     return {0, total};
   }
-  return rk_test::make_offsets(
-    name == "power law" ? rk_test::segment_layout::power_law : rk_test::segment_layout::huge_plus_tiny, total);
+  const rk_test::segment_layout layout = name == "power law"         ? rk_test::segment_layout::power_law
+                                       : name == "half empty"        ? rk_test::segment_layout::half_empty
+                                       : name == "random mix 1-10^5" ? rk_test::segment_layout::random_mix
+                                                                     : rk_test::segment_layout::huge_plus_tiny;
+  return rk_test::make_offsets(layout, total);
 }
 
 /// Whether two device arrays of n values hold the same bytes.
