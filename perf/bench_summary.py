@@ -96,8 +96,11 @@ FAMILY = {
                          [("rk::device", "CSR probe", True, 1.15, "rk::device / CSR probe (max) <= 1.15"),
                           ("rk fixed", "probe", True, 1.15, "fixed-size form / probe (max) <= 1.15"),
                           ("rk::device", "cub", True, 1.00, "rk::device / CUB (max) <= 1.00"),
-                          ("rk::device", "rk::reduce_into", True, 1.05, "one segment: rk::device / rk::reduce_into <= 1.05"),
-                          ("rk affine", "rk::device", True, 1.10, "int64: affine maps / plus on rk::device (max) <= 1.10")]),
+                          ("rk::device", "rk::reduce_into", True, 1.03, "one segment: rk::device / rk::reduce_into <= 1.03"),
+                          # The same backend, as issue 28 asks: rk::device runs the affine maps
+                          # (non-commutative) on rk::single_pass, and int64 plus on rk::atomic.
+                          ("rk affine", "rk::single_pass", True, 1.10,
+                           "int64: affine maps on rk::device (rk::single_pass) / plus on rk::single_pass (max) <= 1.10")]),
 }
 
 
