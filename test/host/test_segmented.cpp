@@ -204,8 +204,11 @@ TEST_CASE("rk::segmented_reduce (rk::host): every layout in the CSR, CUB and fix
   for (segment_layout layout : rk_test::all_layouts())
   {
     CAPTURE(rk_test::name(layout));
-    // Off every power of two, so the fixed lengths leave a remainder and the last tile is cut.
-    const auto offsets = rk_test::make_offsets(layout, (std::int64_t{1} << 18) + 4099);
+    // Off every power of two, so the mixed layouts end in a cut tile; segments of 2^20 items need
+    // more items, and reach the threads' shared path (reduce_parallel_root).
+    const std::int64_t total = layout == segment_layout::all_2_20 ? (std::int64_t{5} << 20) + 4099
+                                                                  : (std::int64_t{1} << 18) + 4099;
+    const auto offsets       = rk_test::make_offsets(layout, total);
     std::vector<float> items(static_cast<std::size_t>(offsets.back()));
     for (std::size_t i = 0; i < items.size(); ++i)
     {
@@ -281,6 +284,7 @@ TEST_CASE("rk::segmented_reduce (rk::host): more than 2^31 segments of 0 or 1 it
   rk::segmented_reduce(rk::host, items, offsets, offsets + (segments + 1),
                        rk_test::checking_output<half_segment_sum>(want, wrong), std::uint64_t{3}, rk::plus{});
   CAPTURE(wrong.first.load());
+  CHECK(wrong.writes.load() == segments);
   CHECK(wrong.count.load() == 0);
 }
 

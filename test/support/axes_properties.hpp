@@ -406,7 +406,8 @@ struct axes_checks
   }
 };
 
-/// Random 8- and 16-byte items for the non-commutative operators.
+/// Random 8- and 16-byte items for the non-commutative operators, invertible mod 2^32 (odd slopes,
+/// odd determinants): a product of any length still depends on every factor's place.
 inline std::vector<affine> random_affines(std::int64_t n, std::uint64_t seed)
 {
   std::mt19937_64 rng(seed);
@@ -423,8 +424,9 @@ inline std::vector<mat2> random_mat2s(std::int64_t n, std::uint64_t seed)
   std::vector<mat2> v(static_cast<std::size_t>(n));
   for (auto& m : v)
   {
-    m = mat2{static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng()),
-             static_cast<std::uint32_t>(rng())};
+    // An odd determinant (odd diagonal, even corners), so long products never collapse to zero.
+    m = mat2{static_cast<std::uint32_t>(rng()) | 1u, static_cast<std::uint32_t>(rng()) & ~1u,
+             static_cast<std::uint32_t>(rng()) & ~1u, static_cast<std::uint32_t>(rng()) | 1u};
   }
   return v;
 }

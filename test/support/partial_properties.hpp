@@ -259,9 +259,11 @@ struct random_mat2
 {
   mat2 operator()(std::int64_t i) const
   {
+    // An odd determinant (odd diagonal, even corners): the products stay invertible mod 2^32,
+    // so no run of them collapses to zero and hides the order of what came before.
     const std::uint64_t h = splitmix64(static_cast<std::uint64_t>(i)), g = splitmix64(h);
-    return mat2{static_cast<std::uint32_t>(h), static_cast<std::uint32_t>(h >> 32), static_cast<std::uint32_t>(g),
-                static_cast<std::uint32_t>(g >> 32)};
+    return mat2{static_cast<std::uint32_t>(h) | 1u, static_cast<std::uint32_t>(h >> 32) & ~1u,
+                static_cast<std::uint32_t>(g) & ~1u, static_cast<std::uint32_t>(g >> 32) | 1u};
   }
 };
 struct unit_segment
@@ -291,6 +293,7 @@ struct random_word_block
       h = splitmix64(h);
       w = static_cast<std::uint32_t>(h);
     }
+    b.w[0] |= 1u; // an odd slope: the composed map never forgets the items before it
     return b;
   }
 };
@@ -305,6 +308,11 @@ struct random_block256
       h = splitmix64(h);
       w = static_cast<std::uint32_t>(h);
     }
+    // The mat2 on the first four words with an odd determinant, as random_mat2's.
+    b.w[0] |= 1u;
+    b.w[1] &= ~1u;
+    b.w[2] &= ~1u;
+    b.w[3] |= 1u;
     return b;
   }
 };

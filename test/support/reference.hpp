@@ -192,16 +192,17 @@ private:
   std::int64_t i_ = 0;
 };
 
-/// Where a checking_output wrote a value other than the one it wants: how many, and the first.
+/// What a checking_output saw: how many values were written, how many differ from the ones it
+/// wants, and the first position that differs.
 struct output_mismatches
 {
+  std::atomic<std::int64_t> writes{0};
   std::atomic<std::int64_t> count{0};
   std::atomic<std::int64_t> first{std::numeric_limits<std::int64_t>::max()};
 };
 
-/// A random-access output iterator that compares what is written at position i with want(i) as
-/// it arrives, so a test can write more than 2^31 results without holding them (host policies,
-/// any thread).
+/// An output iterator with random access (`out[i] = v`, `out + k`) that compares what is written at position i with
+/// want(i) as it arrives, so a test can write more than 2^31 results without holding them (host policies, any thread).
 template <class Want>
 class checking_output
 {
@@ -213,6 +214,7 @@ class checking_output
     template <class V>
     const slot& operator=(const V& v) const
     {
+      wrong->writes.fetch_add(1, std::memory_order_relaxed);
       if (!(v == (*want)(i)))
       {
         wrong->count.fetch_add(1, std::memory_order_relaxed);
