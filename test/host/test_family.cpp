@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstring>
 #include <forward_list>
 #include <initializer_list>
 #include <limits>
@@ -47,19 +46,12 @@ TEST_CASE("rk::reduce_by_key (host policies): run layouts, init once per run, Th
 
 namespace
 {
-struct spread_float_at
-{
-  float operator()(std::int64_t i) const
-  {
-    return rk_test::spread_value<float>{}(i);
-  }
-};
 /// Item i as the state of one item, for rk::mean_var.
 struct mean_var_at
 {
   rk::mean_var<float> operator()(std::int64_t i) const
   {
-    return rk::to_mean_var<float>{}(spread_float_at{}(i));
+    return rk::to_mean_var<float>{}(rk_test::spread_float{}(i));
   }
 };
 /// Item i as a (sum, maximum) pair, for rk::fuse.
@@ -67,16 +59,10 @@ struct sum_max_at
 {
   cuda::std::tuple<float, float> operator()(std::int64_t i) const
   {
-    const float x = spread_float_at{}(i);
+    const float x = rk_test::spread_float{}(i);
     return {x, x};
   }
 };
-
-template <class T>
-bool same_bytes(const T& a, const T& b)
-{
-  return std::memcmp(&a, &b, sizeof(T)) == 0;
-}
 
 /// reduce_by_key over runs of `lengths` of `values` on `policy`: every sampled run's value has the
 /// bytes of rk::reduce on the same policy over the run's items.
@@ -96,7 +82,9 @@ void runs_have_reduce_bits(Policy policy, const std::vector<std::int64_t>& lengt
   {
     if (r % step == 0 || r + 1 == lengths.size())
     {
-      wrong += same_bytes(value_out[r], rk::reduce(policy, values + at, values + at + lengths[r], init, op)) ? 0 : 1;
+      wrong += rk_test::same_bytes(value_out[r], rk::reduce(policy, values + at, values + at + lengths[r], init, op))
+               ? 0
+               : 1;
     }
     at += lengths[r];
   }
@@ -112,7 +100,7 @@ TEST_CASE("rk::reduce_by_key (host policies): each run has rk::reduce's bits (fl
   for (const auto& lengths : layouts)
   {
     CAPTURE(lengths.size());
-    const rk_test::generating_iterator<spread_float_at> floats(spread_float_at{}, 0);
+    const rk_test::generating_iterator<rk_test::spread_float> floats(rk_test::spread_float{}, 0);
     const rk_test::generating_iterator<mean_var_at> states(mean_var_at{}, 0);
     const rk_test::generating_iterator<sum_max_at> pairs(sum_max_at{}, 0);
     const auto sum_max = rk::fuse(rk::plus{}, rk::maximum{});

@@ -232,13 +232,6 @@ TEST_CASE("rk::segmented_reduce (rk::host): every layout in the CSR, CUB and fix
 
 namespace
 {
-struct byte_at
-{
-  std::uint8_t operator()(std::int64_t i) const
-  {
-    return static_cast<std::uint8_t>(i * 7 + (i >> 9));
-  }
-};
 /// CSR offsets k / 2: segment s is empty when s is even, else item s / 2 alone.
 struct half_offsets
 {
@@ -252,7 +245,7 @@ struct half_segment_sum
 {
   std::uint64_t operator()(std::int64_t s) const
   {
-    return s % 2 == 0 ? 3u : 3u + byte_at{}(s / 2);
+    return s % 2 == 0 ? 3u : 3u + rk_test::byte_of_index{}(s / 2);
   }
 };
 } // namespace
@@ -260,7 +253,7 @@ struct half_segment_sum
 TEST_CASE("rk::segmented_reduce (rk::host): a segment of more than 2^31 items through an iterator, CSR and CUB forms")
 {
   const std::int64_t big = (std::int64_t{1} << 31) + 77;
-  const rk_test::generating_iterator<byte_at> items(byte_at{}, 0);
+  const rk_test::generating_iterator<rk_test::byte_of_index> items(rk_test::byte_of_index{}, 0);
   // A segment of more than 2^31 items between short ones, in the CSR and the CUB forms.
   const std::vector<std::int64_t> offsets{0, 5, 5 + big, 5 + big + 3};
   const std::uint64_t long_one = rk::reduce(rk::host, items + 5, items + 5 + big, std::uint64_t{3}, rk::plus{});
@@ -269,14 +262,15 @@ TEST_CASE("rk::segmented_reduce (rk::host): a segment of more than 2^31 items th
   rk::segmented_reduce(rk::host, items, 3, offsets.begin(), offsets.begin() + 1, cub.begin(), std::uint64_t{3},
                        rk::plus{});
   CHECK(csr[1] == long_one);
-  CHECK(csr[0] == 3u + byte_at{}(0) + byte_at{}(1) + byte_at{}(2) + byte_at{}(3) + byte_at{}(4));
-  CHECK(csr[2] == 3u + byte_at{}(5 + big) + byte_at{}(6 + big) + byte_at{}(7 + big));
+  const rk_test::byte_of_index byte{};
+  CHECK(csr[0] == 3u + byte(0) + byte(1) + byte(2) + byte(3) + byte(4));
+  CHECK(csr[2] == 3u + byte(5 + big) + byte(6 + big) + byte(7 + big));
   CHECK(cub == csr);
 }
 
 TEST_CASE("rk::segmented_reduce (rk::host): more than 2^31 segments of 0 or 1 items, each checked as it is written")
 {
-  const rk_test::generating_iterator<byte_at> items(byte_at{}, 0);
+  const rk_test::generating_iterator<rk_test::byte_of_index> items(rk_test::byte_of_index{}, 0);
   const std::int64_t segments = (std::int64_t{1} << 31) + 7;
   const rk_test::generating_iterator<half_offsets> offsets(half_offsets{}, 0);
   const half_segment_sum want{};

@@ -406,31 +406,6 @@ struct axes_checks
   }
 };
 
-/// Random 8- and 16-byte items for the non-commutative operators, invertible mod 2^32 (odd slopes,
-/// odd determinants): a product of any length still depends on every factor's place.
-inline std::vector<affine> random_affines(std::int64_t n, std::uint64_t seed)
-{
-  std::mt19937_64 rng(seed);
-  std::vector<affine> v(static_cast<std::size_t>(n));
-  for (auto& f : v)
-  {
-    f = affine{static_cast<std::uint32_t>(rng()) | 1u, static_cast<std::uint32_t>(rng())};
-  }
-  return v;
-}
-inline std::vector<mat2> random_mat2s(std::int64_t n, std::uint64_t seed)
-{
-  std::mt19937_64 rng(seed);
-  std::vector<mat2> v(static_cast<std::size_t>(n));
-  for (auto& m : v)
-  {
-    // An odd determinant (odd diagonal, even corners), so long products never collapse to zero.
-    m = mat2{static_cast<std::uint32_t>(rng()) | 1u, static_cast<std::uint32_t>(rng()) & ~1u,
-             static_cast<std::uint32_t>(rng()) & ~1u, static_cast<std::uint32_t>(rng()) | 1u};
-  }
-  return v;
-}
-
 /// Every axis subset in `subsets` of one view of x, every layout of out: int64 sums, float sums
 /// (bits), index-range merges (order and init once), affine maps and 2x2 matrices (the other two
 /// non-commutative operators), transform_reduce_axes to ranges and to squares.
@@ -445,8 +420,8 @@ void axes_properties_for_view(const H& h, const view_shape<R>& s, const std::vec
     ints[i] = static_cast<std::int64_t>(i * 2654435761u % 2001) - 1000;
   }
   const std::vector<float> floats  = spread_floats(s.storage, 77 + R);
-  const std::vector<affine> maps   = random_affines(s.storage, 78 + R);
-  const std::vector<mat2> matrices = random_mat2s(s.storage, 79 + R);
+  const std::vector<affine> maps   = drawn_items<affine>(s.storage, random_affine{}, 78 + R);
+  const std::vector<mat2> matrices = drawn_items<mat2>(s.storage, random_mat2{}, 79 + R);
   for (const auto& axes : subsets)
   {
     CAPTURE(axes.size());

@@ -4,6 +4,7 @@
 // suite on its policies. Every check is bit equality with rk::reduce over the whole, never a
 // tolerance: floats included.
 
+#include "reference.hpp"
 #include "spread.hpp"
 #include "test_types.hpp"
 
@@ -73,12 +74,6 @@ struct word_block_op
 /// are the tree's all the same, so they finish to rk::host's bits).
 template <class H>
 inline constexpr bool keeps_tree = !std::is_same_v<typename H::policy_type, rk::seq_policy>;
-
-template <class T>
-bool same_bytes(const T& a, const T& b)
-{
-  return std::memcmp(&a, &b, sizeof(T)) == 0;
-}
 
 /// The partial of [first, last) at `offset` on the harness's policy, or as the harness makes it
 /// where it makes partials itself (the GPU suite's partials planned on the GPU).
@@ -212,58 +207,20 @@ template <class T, class H, class E, class Draw, class Op>
 void check_partials_of(const H& h, std::int64_t n, Draw draw, T init, Op op, std::uint64_t salt)
 {
   CAPTURE(n);
-  std::vector<E> items;
-  items.reserve(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i)
-  {
-    items.push_back(draw(i + static_cast<std::int64_t>(salt)));
-  }
-  const auto input         = h.upload(items);
-  constexpr std::int64_t L = rk::detail::tile_lane_items<E>;
-  auto sets                = boundary_cuts(n, L, L * rk::detail::tile_lanes);
-  const auto random        = random_cuts(n, n > 4096 ? 3 : 12, salt);
+  const std::vector<E> items = drawn_items<E>(n, draw, static_cast<std::int64_t>(salt));
+  const auto input           = h.upload(items);
+  constexpr std::int64_t L   = rk::detail::tile_lane_items<E>;
+  auto sets                  = boundary_cuts(n, L, L * rk::detail::tile_lanes);
+  const auto random          = random_cuts(n, n > 4096 ? 3 : 12, salt);
   sets.insert(sets.end(), random.begin(), random.end());
   check_cut_sets<T>(h, items, input, init, op, sets);
 }
 
-struct spread_float
-{
-  float operator()(std::int64_t i) const
-  {
-    return spread_value<float>{}(i);
-  }
-};
-struct spread_double
-{
-  double operator()(std::int64_t i) const
-  {
-    return spread_value<double>{}(i);
-  }
-};
 struct small_byte
 {
   std::uint8_t operator()(std::int64_t i) const
   {
     return static_cast<std::uint8_t>(splitmix64(static_cast<std::uint64_t>(i)));
-  }
-};
-struct random_affine
-{
-  affine operator()(std::int64_t i) const
-  {
-    const std::uint64_t h = splitmix64(static_cast<std::uint64_t>(i));
-    return affine{static_cast<std::uint32_t>(h) | 1u, static_cast<std::uint32_t>(h >> 32)};
-  }
-};
-struct random_mat2
-{
-  mat2 operator()(std::int64_t i) const
-  {
-    // An odd determinant (odd diagonal, even corners): the products stay invertible mod 2^32,
-    // so no run of them collapses to zero and hides the order of what came before.
-    const std::uint64_t h = splitmix64(static_cast<std::uint64_t>(i)), g = splitmix64(h);
-    return mat2{static_cast<std::uint32_t>(h) | 1u, static_cast<std::uint32_t>(h >> 32) & ~1u,
-                static_cast<std::uint32_t>(g) & ~1u, static_cast<std::uint32_t>(g >> 32) | 1u};
   }
 };
 struct unit_segment
@@ -381,14 +338,6 @@ void accumulator_matches_reduce(const H& h)
   nothing.add(input.begin(), input.begin());
   CHECK(nothing.result() == 2.5f);
 }
-
-struct byte_of_index
-{
-  RK_HOST_DEVICE std::uint8_t operator()(std::int64_t i) const
-  {
-    return static_cast<std::uint8_t>(i * 7 + (i >> 9));
-  }
-};
 
 /// A piece of more than 2^31 items, through a computed iterator, between two short ones.
 template <class H>

@@ -106,6 +106,19 @@ inline std::vector<std::int64_t> power_sizes(int from, int to)
   return sizes;
 }
 
+/// n items of `draw`: item i is draw(i + salt), as an E.
+template <class E, class Draw>
+std::vector<E> drawn_items(std::int64_t n, Draw draw, std::int64_t salt)
+{
+  std::vector<E> items;
+  items.reserve(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i)
+  {
+    items.push_back(draw(i + salt));
+  }
+  return items;
+}
+
 /// A random-access iterator whose item at position i is f(i), computed on access. The host
 /// counterpart of thrust::transform_iterator over a counting_iterator.
 template <class F>

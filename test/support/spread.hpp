@@ -67,4 +67,36 @@ std::uint64_t bits_of(const T& x)
   std::memcpy(&b, &x, sizeof(T));
   return b;
 }
+
+/// Whether a and b hold the same bytes: bit equality for any trivially copyable type.
+template <class T>
+bool same_bytes(const T& a, const T& b)
+{
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+/// Item i of the suites' computed ranges (spread_value), on the host.
+struct spread_float
+{
+  float operator()(std::int64_t i) const
+  {
+    return spread_value<float>{}(i);
+  }
+};
+struct spread_double
+{
+  double operator()(std::int64_t i) const
+  {
+    return spread_value<double>{}(i);
+  }
+};
+
+/// Bytes of a long computed range.
+struct byte_of_index
+{
+  RK_HOST_DEVICE std::uint8_t operator()(std::int64_t i) const
+  {
+    return static_cast<std::uint8_t>(i * 7 + (i >> 9));
+  }
+};
 } // namespace rk_test

@@ -3,6 +3,8 @@
 // The non-commutative ones are associative with exact (integer, mod 2^32) arithmetic, so any
 // reordering or misplaced `init` shows up as a wrong answer, not as rounding.
 
+#include "spread.hpp"
+
 #include <rk/detail/config.hpp>
 
 #include <cstdint>
@@ -181,4 +183,25 @@ static_assert(std::is_trivially_copyable_v<segment> && std::is_trivially_copyabl
               && std::is_trivially_copyable_v<affine> && std::is_trivially_copyable_v<no_default>);
 static_assert(!std::is_default_constructible_v<no_default>);
 static_assert(sizeof(mat2) == 16 && sizeof(affine) == 8);
+
+/// Item i as a random affine map or 2x2 matrix, both invertible mod 2^32.
+struct random_affine
+{
+  affine operator()(std::int64_t i) const
+  {
+    const std::uint64_t h = splitmix64(static_cast<std::uint64_t>(i));
+    return affine{static_cast<std::uint32_t>(h) | 1u, static_cast<std::uint32_t>(h >> 32)};
+  }
+};
+struct random_mat2
+{
+  mat2 operator()(std::int64_t i) const
+  {
+    // An odd determinant (odd diagonal, even corners): the products stay invertible mod 2^32,
+    // so no run of them collapses to zero and hides the order of what came before.
+    const std::uint64_t h = splitmix64(static_cast<std::uint64_t>(i)), g = splitmix64(h);
+    return mat2{static_cast<std::uint32_t>(h) | 1u, static_cast<std::uint32_t>(h >> 32) & ~1u,
+                static_cast<std::uint32_t>(g) & ~1u, static_cast<std::uint32_t>(g >> 32) | 1u};
+  }
+};
 } // namespace rk_test
