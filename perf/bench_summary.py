@@ -33,6 +33,9 @@ OTHER_IMPLS = ["rk::single_pass grid-ordered", "rk::two_pass grid-ordered", "rk:
 ROUND_TRIPS = {"reduce_round_trip", "reduce_by_key", "accumulator_host"}
 # CPU-only benchmarks (NVBench's cpu_only tags): host work, no GPU.
 CPU_ONLY = {"combine_finish", "nccl_latency", "nccl_throughput"}
+# Stands for the CUB peer's rows in a benchmark's implementations and targets: "cubM.m", the version
+# the peer binaries (rk_bench_cub_peer*) were built against, as the run names them.
+PEER = "cub<peer>"
 # Every benchmark but the flat reduce's: its implementations, and its targets: (rk's implementation,
 # the one it is measured against, or None for a limit in µs; True for "at most" / False for "at
 # least"; the limit; the label[; {"from": the smallest log2 n it applies to, "skip": endings of the
@@ -91,11 +94,15 @@ FAMILY = {
                          ("rk::device, GPU 0 alone", "rk::nccl(workspace)", False, 1.9,
                           "speed-up through the workspace: one GPU's time / rk::nccl(workspace)'s (min) >= 1.9",
                           TWO_RANKS)]),
-    "segmented_reduce": (["rk::device", "rk CUB form", "rk fixed", "rk::two_pass", "rk::atomic", "cub", "probe",
-                          "CSR probe", "rk::reduce_into", "rk::single_pass", "rk affine"],
+    "segmented_reduce": (["rk::device", "rk CUB form", "rk fixed", "rk::two_pass", "rk::atomic", "cub", PEER,
+                          PEER + " fixed", "probe", "CSR probe", "rk::reduce_into", "rk::single_pass", "rk affine"],
                          [("rk::device", "CSR probe", True, 1.15, "rk::device / CSR probe (max) <= 1.15"),
                           ("rk fixed", "probe", True, 1.15, "fixed-size form / probe (max) <= 1.15"),
                           ("rk::device", "cub", True, 1.00, "rk::device / CUB (max) <= 1.00"),
+                          ("rk fixed", "cub", True, 1.00, "fixed-size form / CUB (max) <= 1.00"),
+                          ("rk::device", PEER, True, 1.00, "rk::device / CUB peer " + PEER + " (max) <= 1.00"),
+                          ("rk fixed", PEER + " fixed", True, 1.00,
+                           "fixed-size form / CUB peer " + PEER + "'s fixed-size form (max) <= 1.00"),
                           ("rk::device", "rk::reduce_into", True, 1.03, "one segment: rk::device / rk::reduce_into <= 1.03"),
                           # The same backend, as issue 28 asks: rk::device runs the affine maps
                           # (non-commutative) on rk::single_pass, and int64 plus on rk::atomic.
@@ -251,9 +258,20 @@ def tuning_tables(times):
     return "\n".join(out)
 
 
+def peer_versions(times, bench):
+    """The CUB peer's versions this run has rows of in `bench` ("cub3.6" from "cub3.6 fixed")."""
+    return sorted({m.group(0) for k in times if k[0] == bench for m in [re.match(r"cub\d+\.\d+", k[3])] if m})
+
+
+def with_peer(names, times, bench):
+    """`names` with PEER replaced by each peer version the run has (none: those names dropped)."""
+    return [n.replace(PEER, v) for n in names for v in (peer_versions(times, bench) if PEER in n else [PEER])]
+
+
 def family_tables(times):
     out = []
     for bench, (impls, goals) in FAMILY.items():
+        impls = with_peer(impls, times, bench)
         mine, peer = goals[0][0], goals[0][1]
         cases = sorted({(k[1], k[2]) for k in times if k[0] == bench}, key=lambda c: (c[1], natural(c[0])))
         if not cases:
@@ -284,7 +302,10 @@ def natural(label):
 def family_targets(times):
     rows = []
     for bench, (_, goals) in FAMILY.items():
-        for mine, peer, at_most, limit, label, *options in goals:
+        expanded = [(mine, peer and peer.replace(PEER, v), at_most, limit, label.replace(PEER, v), *options)
+                    for mine, peer, at_most, limit, label, *options in goals
+                    for v in (peer_versions(times, bench) if peer and PEER in peer else [PEER])]
+        for mine, peer, at_most, limit, label, *options in expanded:
             where = options[0] if options else {}
             cases = sorted({(k[1], k[2]) for k in times if k[0] == bench and k[3] == mine
                             and k[2] >= where.get("from", 0) and not k[1].endswith(where.get("skip", ()))})

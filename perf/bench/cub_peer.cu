@@ -17,10 +17,10 @@
 // difference is printed as a note: it measures CUB's accuracy, not whether the call ran.
 
 #include "common.cuh"
+#include "cub_peer.cuh"
 #include "inputs.cuh"
 
 #include <cub/device/device_reduce.cuh>
-#include <cub/version.cuh>
 #include <cuda/iterator>
 #include <cuda/std/execution>
 #include <cuda/stream_ref>
@@ -31,18 +31,11 @@
 #include <string>
 #include <type_traits>
 
-static_assert(CUB_VERSION >= 300600,
-              "rk_bench_cub_peer must compile against CCCL >= 3.6 (RK_PERF_PEER_CCCL_INCLUDE_DIR), not the toolkit's");
-
 namespace
 {
 using value_types = nvbench::type_list<std::int32_t, std::int64_t, float, double>;
 
-/// "cub3.6": how the peer's rows are named.
-std::string cub_name()
-{
-  return "cub" + std::to_string(CUB_VERSION / 100000) + "." + std::to_string(CUB_VERSION / 100 % 1000);
-}
+using rk_bench::cub_name;
 
 /// cub::DeviceReduce::Sum through the environment API, with 32-bit counts where they suffice (as
 /// the two-phase row and rk's own calls do).

@@ -12,9 +12,9 @@
 // Every rk form is checked against rk::device's bits (the same tree), and CUB and rk::atomic
 // against them for integers, before it is timed; a mismatch makes the exit status 1.
 
-#include "../../test/support/segments.hpp"
 #include "affine.cuh"
 #include "common.cuh"
+#include "segmented_cases.cuh"
 
 #include <rk/reduce.cuh>
 
@@ -63,64 +63,6 @@ __global__ void segment_probe(const T* items, std::int64_t n, T* out, std::int64
   }
 }
 
-/// Item i: small integers, so integer sums never overflow.
-template <class T>
-struct small_item
-{
-  __host__ __device__ T operator()(std::int64_t i) const
-  {
-    return static_cast<T>(i % 17) - T(8);
-  }
-};
-
-const std::vector<std::string>& row_names()
-{
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> v;
-    for (std::int64_t len :
-         {std::int64_t{1}, std::int64_t{2}, std::int64_t{4}, std::int64_t{8}, std::int64_t{32}, std::int64_t{64},
-          std::int64_t{256}, std::int64_t{1024}, std::int64_t{4096}, std::int64_t{8192}, std::int64_t{16384},
-          std::int64_t{65536}, std::int64_t{1} << 20, std::int64_t{1} << 24})
-    {
-      v.push_back("all " + std::to_string(len));
-    }
-    v.push_back("one of n/2 + 1-8");
-    v.push_back("power law");
-    v.push_back("half empty");
-    v.push_back("random mix 1-10^5");
-    v.push_back("one segment");
-    return v;
-  }();
-  return names;
-}
-
-/// The row's CSR offsets over `total` items, and its segment length where every segment has one.
-std::vector<std::int64_t> row_offsets(const std::string& name, std::int64_t total, std::int64_t& fixed_size)
-{
-  fixed_size = 0;
-  if (name.rfind("all ", 0) == 0)
-  {
-    const std::int64_t len = std::stoll(name.substr(4));
-    fixed_size             = len;
-    std::vector<std::int64_t> offsets(static_cast<std::size_t>(total / len) + 1);
-    for (std::size_t s = 0; s < offsets.size(); ++s)
-    {
-      offsets[s] = static_cast<std::int64_t>(s) * len;
-    }
-    return offsets;
-  }
-  if (name == "one segment")
-  {
-    fixed_size = total;
-    return {0, total};
-  }
-  const rk_test::segment_layout layout = name == "power law"         ? rk_test::segment_layout::power_law
-                                       : name == "half empty"        ? rk_test::segment_layout::half_empty
-                                       : name == "random mix 1-10^5" ? rk_test::segment_layout::random_mix
-                                                                     : rk_test::segment_layout::huge_plus_tiny;
-  return rk_test::make_offsets(layout, total);
-}
-
 /// Whether two device arrays of n values hold the same bytes.
 template <class T>
 bool same_bits(const T* a, const T* b, std::int64_t n, cudaStream_t stream)
@@ -139,7 +81,7 @@ void segmented_body(nvbench::state& state)
   const std::string& name  = state.get_string("Segments");
   const std::string& impl  = state.get_string("Impl");
   std::int64_t fixed_size  = 0;
-  const auto offsets64     = row_offsets(name, total, fixed_size);
+  const auto offsets64     = rk_bench::segment_row_offsets(name, total, fixed_size);
   const std::int64_t segs  = static_cast<std::int64_t>(offsets64.size()) - 1;
   constexpr bool is_int64  = std::is_same_v<T, std::int64_t>;
   if ((impl == "rk fixed" && fixed_size == 0) || (impl == "rk::reduce_into" && segs != 1)
@@ -154,7 +96,7 @@ void segmented_body(nvbench::state& state)
   const thrust::device_vector<int> offsets(offsets32.begin(), offsets32.end());
   thrust::device_vector<T> items(static_cast<std::size_t>(total));
   thrust::transform(thrust::counting_iterator<std::int64_t>(0), thrust::counting_iterator<std::int64_t>(total),
-                    items.begin(), small_item<T>{});
+                    items.begin(), rk_bench::small_item<T>{});
   thrust::device_vector<T> out(static_cast<std::size_t>(segs)), reference(static_cast<std::size_t>(segs));
   const T* in              = thrust::raw_pointer_cast(items.data());
   T* o                     = thrust::raw_pointer_cast(out.data());
@@ -264,7 +206,7 @@ NVBENCH_BENCH_TYPES(segmented_reduce, NVBENCH_TYPE_AXES(value_types))
   .set_name("segmented_reduce")
   .set_type_axes_names({"T"})
   .add_int64_power_of_two_axis("Elements", {26})
-  .add_string_axis("Segments", row_names())
+  .add_string_axis("Segments", rk_bench::segment_row_names())
   .add_string_axis("Impl", {"rk::device", "rk CUB form", "rk fixed", "rk::two_pass", "rk::atomic", "cub", "probe",
                             "CSR probe", "rk::reduce_into", "rk::single_pass", "rk affine"});
 
