@@ -65,7 +65,7 @@ FAMILY = {
                        [("partial at 0", "rk::reduce_into", True, 1.05, "partial at 0 / rk::reduce_into, n >= 2^20 (max) <= 1.05", {"from": 20}),
                         ("partial at 12345", "rk::reduce_into", True, 1.05,
                          "partial at 12345 / rk::reduce_into, n >= 2^20 (max) <= 1.05", {"from": 20})]),
-    "accumulator": (["rk::accumulator", "rk::reduce_into"],
+    "accumulator": (["rk::accumulator", "rk::reduce_into", "16 rk::reduce_into"],
                     [("rk::accumulator", "rk::reduce_into", True, 1.05, "16 device chunks / one rk::reduce_into (max) <= 1.05")]),
     "accumulator_host": (["rk::accumulator", "cudaMemcpyAsync"],
                          [("rk::accumulator", "cudaMemcpyAsync", True, 1 / 0.9,

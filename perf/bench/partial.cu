@@ -9,7 +9,8 @@
 //   accumulator       rk::accumulator (rk::device) over 16 device chunks of Elements / 16 items
 //                     (2^28 in all: chunks of 2^24), the constructor and the add() calls, which are
 //                     stream-ordered (result() is not timed), against one rk::reduce_into of the
-//                     same items. Target <= 1.05x.
+//                     same items. Target <= 1.05x. Beside them, "16 rk::reduce_into": the chunks
+//                     reduced by a call each, nothing combined (the floor of a launch a chunk).
 //   accumulator_host  rk::accumulator (rk::device) over Elements floats in host memory (2^33: 32 GiB),
 //                     Memory pageable or pinned, in 1 GiB chunks, against cudaMemcpyAsync of the
 //                     same chunks from the same memory into one device buffer; result() and the
@@ -154,6 +155,26 @@ void accumulator_body(nvbench::state& state)
   if (impl == "rk::reduce_into")
   {
     time_reduce_into(state, first, n, result, want);
+    return;
+  }
+  if (impl == "16 rk::reduce_into")
+  {
+    // The floor of a launch a chunk: each chunk reduced on its own, nothing combined.
+    thrust::device_vector<T> chunk_sums(accumulator_chunks);
+    T* sums              = thrust::raw_pointer_cast(chunk_sums.data());
+    const auto each_call = [&](cudaStream_t stream) {
+      for (std::int64_t k = 0; k < accumulator_chunks; ++k)
+      {
+        rk::reduce_into(rk::device.on(stream), first + k * chunk, first + (k + 1) * chunk, sums + k, T{});
+      }
+    };
+    each_call(setup);
+    const T last = rk::reduce(rk::device.on(setup), first + n - chunk, first + n, T{}, rk::plus{});
+    if (!rk_bench::same_bits(rk_bench::read_back(sums + accumulator_chunks - 1, setup), last))
+    {
+      rk_bench::fail(state, binary, "a chunk's rk::reduce_into does not give rk::reduce's bits");
+    }
+    state.exec(nvbench::exec_tag::no_batch, [&](nvbench::launch& launch) { each_call(launch.get_stream()); });
     return;
   }
   const auto add_chunks = [&](auto& accumulator) {
@@ -465,7 +486,7 @@ NVBENCH_BENCH_TYPES(accumulator_bench, NVBENCH_TYPE_AXES(float_types))
   .set_name("accumulator")
   .set_type_axes_names({"T"})
   .add_int64_power_of_two_axis("Elements", {28})
-  .add_string_axis("Impl", {"rk::reduce_into", "rk::accumulator"});
+  .add_string_axis("Impl", {"rk::reduce_into", "rk::accumulator", "16 rk::reduce_into"});
 
 NVBENCH_BENCH(accumulator_host_bench)
   .set_name("accumulator_host")
