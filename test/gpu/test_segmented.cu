@@ -20,7 +20,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -252,12 +251,6 @@ struct spread_state
   }
 };
 
-template <class T>
-bool same_bytes(const T& a, const T& b)
-{
-  return std::memcmp(&a, &b, sizeof(T)) == 0;
-}
-
 /// `rows` fixed-size rows of `size` of `items`' items on every reproducible GPU policy against
 /// rk::host, bit for bit, and the last row against rk::reduce over its items.
 template <class T, class Items, class Op>
@@ -268,7 +261,7 @@ void window_rows_match(Items items, std::int64_t rows, std::int64_t size, T init
   std::vector<T> expected(static_cast<std::size_t>(rows));
   rk::segmented_reduce(rk::host, items, rows, size, expected.begin(), init, op);
   const auto last = items + (rows - 1) * size;
-  CHECK(same_bytes(expected.back(), rk::reduce(rk::single_pass, last, last + size, init, op)));
+  CHECK(rk_test::same_bytes(expected.back(), rk::reduce(rk::single_pass, last, last + size, init, op)));
   const auto on = [&](auto policy) {
     thrust::device_vector<T> out(static_cast<std::size_t>(rows));
     rk::segmented_reduce(policy, items, rows, size, out.begin(), init, op);
@@ -276,7 +269,7 @@ void window_rows_match(Items items, std::int64_t rows, std::int64_t size, T init
     std::size_t wrong = 0;
     for (std::size_t r = 0; r < got.size(); ++r)
     {
-      wrong += same_bytes(got[r], expected[r]) ? 0 : 1;
+      wrong += rk_test::same_bytes(got[r], expected[r]) ? 0 : 1;
     }
     CHECK(wrong == 0);
   };

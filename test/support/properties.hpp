@@ -152,15 +152,12 @@ void non_commutative(const H& h)
     const auto indices = h.generated(index_identity{}, 0);
     CHECK(rk::reduce(h.policy, indices, indices + n, std::int64_t{42}, take_first{}) == 42);
   }
-  auto random_mat2 = [](std::mt19937_64& rng) {
-    return mat2{static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng()),
-                static_cast<std::uint32_t>(rng())};
-  };
-  auto random_affine = [](std::mt19937_64& rng) {
-    return affine{static_cast<std::uint32_t>(rng() | 1u), static_cast<std::uint32_t>(rng())};
-  };
-  check_exact<mat2>(h, sizes, mat2{1, 2, 3, 4}, mat2_multiply{}, random_mat2, 30);
-  check_exact<affine>(h, sizes, affine{3, 5}, affine_compose{}, random_affine, 31);
+  // Invertible items (test_types.hpp): a product of matrices with even determinants soon has
+  // only even entries, then zeros, and a fold that lost the order of its early items would pass.
+  const auto drawn_mat2   = [](std::mt19937_64& rng) { return random_mat2{}(static_cast<std::int64_t>(rng() >> 1)); };
+  const auto drawn_affine = [](std::mt19937_64& rng) { return random_affine{}(static_cast<std::int64_t>(rng() >> 1)); };
+  check_exact<mat2>(h, sizes, mat2{1, 2, 3, 4}, mat2_multiply{}, drawn_mat2, 30);
+  check_exact<affine>(h, sizes, affine{3, 5}, affine_compose{}, drawn_affine, 31);
 }
 
 /// Empty ranges, reversed ranges, a T with no default constructor.

@@ -100,6 +100,17 @@ bool waits_for_prior_grid(int device)
   return compiled_for_sm90<Kernel>(device);
 }
 
+/// The launch attribute that makes a grid's blocks one cluster of `blocks` blocks along x.
+inline cudaLaunchAttribute one_cluster_attribute(unsigned blocks)
+{
+  cudaLaunchAttribute attribute{};
+  attribute.id               = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = blocks;
+  attribute.val.clusterDim.y = 1;
+  attribute.val.clusterDim.z = 1;
+  return attribute;
+}
+
 /// Whether `Kernel` can run as one thread block cluster of up to `max_blocks` blocks of
 /// `block_threads` threads with `dynamic_bytes` of dynamic shared memory a block, on `device`
 /// (the current one): compiled for sm_90 or later, and the device has room for such a cluster
@@ -124,11 +135,7 @@ bool runs_as_one_cluster(int max_blocks, int block_threads, std::size_t dynamic_
       const void* kernel = reinterpret_cast<const void*>(Kernel);
       throw_on_error(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1),
                      "rk: allowing a cluster of more than 8 blocks");
-      cudaLaunchAttribute attribute{};
-      attribute.id               = cudaLaunchAttributeClusterDimension;
-      attribute.val.clusterDim.x = static_cast<unsigned>(max_blocks);
-      attribute.val.clusterDim.y = 1;
-      attribute.val.clusterDim.z = 1;
+      cudaLaunchAttribute attribute = one_cluster_attribute(static_cast<unsigned>(max_blocks));
       cudaLaunchConfig_t config{};
       config.gridDim          = dim3(static_cast<unsigned>(max_blocks));
       config.blockDim         = dim3(static_cast<unsigned>(block_threads));
@@ -184,12 +191,7 @@ template <class... Params, class... Args>
 void launch_one_cluster(void (*kernel)(Params...), unsigned grid, unsigned block, std::size_t dynamic_bytes,
                         cudaStream_t stream, const char* what, const Args&... args)
 {
-  cudaLaunchAttribute attribute{};
-  attribute.id               = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = grid;
-  attribute.val.clusterDim.y = 1;
-  attribute.val.clusterDim.z = 1;
-  launch_with_attribute(kernel, grid, block, dynamic_bytes, stream, attribute, what, args...);
+  launch_with_attribute(kernel, grid, block, dynamic_bytes, stream, one_cluster_attribute(grid), what, args...);
 }
 
 /// launch_kernel for a kernel that may start before the kernel ahead of it in `stream` has ended
