@@ -141,6 +141,40 @@ TEST_CASE("rk::reduce_by_key (rk::host): more than 2^31 items through iterators"
 
 namespace
 {
+struct key_of_three
+{
+  std::int64_t operator()(std::int64_t i) const
+  {
+    return i / 3;
+  }
+};
+} // namespace
+
+TEST_CASE("rk::reduce_by_key (rk::host): more runs than one batch of heads, none split or lost at the batch's end")
+{
+  // rk::host reduces 2^22 runs a batch: runs of three items put the boundary between two runs of
+  // the same length, and the last run is short.
+  const std::int64_t runs = (std::int64_t{1} << 22) + 6;
+  const std::int64_t n    = 3 * runs - 1;
+  const rk_test::generating_iterator<key_of_three> keys(key_of_three{}, 0);
+  const rk_test::generating_iterator<rk_test::to_one> ones(rk_test::to_one{}, 0);
+  std::vector<std::int64_t> key_out(static_cast<std::size_t>(runs)), count_out(static_cast<std::size_t>(runs));
+  const auto ends = rk::reduce_by_key(rk::host.with_threads(2), keys, keys + n, ones, key_out.begin(),
+                                      count_out.begin(), std::int64_t{5}, rk::plus{});
+  REQUIRE(ends.first - key_out.begin() == runs);
+  REQUIRE(ends.second - count_out.begin() == runs);
+  std::int64_t wrong_keys = 0, wrong_counts = 0;
+  for (std::int64_t r = 0; r < runs; ++r)
+  {
+    wrong_keys += key_out[static_cast<std::size_t>(r)] == r ? 0 : 1;
+    wrong_counts += count_out[static_cast<std::size_t>(r)] == (r + 1 < runs ? 8 : 7) ? 0 : 1;
+  }
+  CHECK(wrong_keys == 0);
+  CHECK(wrong_counts == 0);
+}
+
+namespace
+{
 using result = rk::arg_result<float, std::ptrdiff_t>;
 
 /// `values` as arg results at positions 0, 1, 2, ...

@@ -1,7 +1,7 @@
 #pragma once
 // rk::reduce_by_key for the host policies: rk::seq folds each run left to right in one pass;
-// rk::host finds the runs, then reduces them as rk::segmented_reduce does (each run with rk's
-// tree: the GPU's bits).
+// rk::host finds the runs, a batch at a time, and reduces each batch as rk::segmented_reduce does
+// (each run with rk's tree: the GPU's bits).
 
 #include <rk/detail/range.hpp>
 #include <rk/detail/segments.hpp>
@@ -9,6 +9,7 @@
 #include <rk/host/segmented.hpp>
 #include <rk/policy.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <iterator>
 #include <type_traits>
@@ -61,20 +62,34 @@ std::pair<KeyOut, ValueOut> reduce_by_key_dispatch(const host_policy& policy, Ke
   static_assert(detail::is_random_access_v<KeyIt> && detail::is_random_access_v<ValueIt>,
                 "rk::host needs random-access keys and values; use rk::seq for input or forward iterators");
   const std::int64_t n = detail::checked_distance(keys_first, keys_last);
+  // The runs go to segmented reduce a batch at a time, so the heads held are bounded whatever the
+  // run count (2^31 one-item runs would otherwise hold 16 GiB of heads): 2^22 runs, 32 MiB, enough
+  // items for every thread even at runs of one (segmented reduce starts a thread per 2^16 items).
+  // A batch ends where its last run does; each key comparison is made once.
+  constexpr std::int64_t runs_a_batch = std::int64_t{1} << 22;
   std::vector<std::int64_t> heads;
-  for (std::int64_t i = 0; i < n; ++i)
+  heads.reserve(static_cast<std::size_t>(std::min(n, runs_a_batch)) + 1);
+  std::int64_t runs = 0;
+  for (std::int64_t head = 0; head < n;)
   {
-    if (i == 0 || !key_equal(keys_first[i - 1], keys_first[i]))
+    heads.clear();
+    do // head starts a run: the first item, or the one the last batch stopped at
     {
-      heads.push_back(i);
-      *keys_out = keys_first[i];
+      heads.push_back(head);
+      *keys_out = keys_first[head];
       ++keys_out;
-    }
+      ++head;
+      while (head < n && key_equal(keys_first[head - 1], keys_first[head]))
+      {
+        ++head;
+      }
+    } while (head < n && static_cast<std::int64_t>(heads.size()) < runs_a_batch);
+    const auto batch = static_cast<std::int64_t>(heads.size());
+    heads.push_back(head);
+    detail::segmented_reduce_host<T>(policy, values_first, detail::make_csr_segments(heads.cbegin(), heads.cend()),
+                                     values_out + runs, init, op);
+    runs += batch;
   }
-  const auto runs = static_cast<std::int64_t>(heads.size());
-  heads.push_back(n);
-  detail::segmented_reduce_host<T>(policy, values_first, detail::make_csr_segments(heads.cbegin(), heads.cend()),
-                                   values_out, init, op);
   return {keys_out, values_out + runs};
 }
 } // namespace rk
