@@ -85,15 +85,44 @@ __device__ __forceinline__ void reduce_lane_rows(const Input& first, const fixed
       if (n > 0 && base + offset_t{in_flight - 1} * BlockThreads < rows.count)
       {
         item v[in_flight][LaneItems];
+        // Rows of a lane's or half a lane's bytes (16 or 32) start on the 16-byte grid wherever
+        // the first does: read as vectors (load_lane), not item by item, where a warp's scalar
+        // loads ask for each 32-byte sector once per item.
+        const auto load_whole_rows = [&](auto row_items) {
+          constexpr int items_a_row = decltype(row_items)::value;
 #pragma unroll
-        for (int k = 0; k < in_flight; ++k)
+          for (int k = 0; k < in_flight; ++k)
+          {
+            item w[items_a_row];
+            load_lane<items_a_row>(first, (base + offset_t{k} * BlockThreads) * items_a_row, w);
+#pragma unroll
+            for (int j = 0; j < items_a_row; ++j)
+            {
+              v[k][j] = w[j];
+            }
+          }
+        };
+        constexpr int half_lane = LaneItems / 2 > 0 ? LaneItems / 2 : 1;
+        if (LaneItems > 1 && n == LaneItems)
+        {
+          load_whole_rows(std::integral_constant<int, LaneItems>{});
+        }
+        else if (LaneItems > 1 && n == half_lane)
+        {
+          load_whole_rows(std::integral_constant<int, half_lane>{});
+        }
+        else
         {
 #pragma unroll
-          for (int j = 0; j < LaneItems; ++j)
+          for (int k = 0; k < in_flight; ++k)
           {
-            if (j < n)
+#pragma unroll
+            for (int j = 0; j < LaneItems; ++j)
             {
-              v[k][j] = read_item(first, (base + offset_t{k} * BlockThreads) * n + j);
+              if (j < n)
+              {
+                v[k][j] = read_item(first, (base + offset_t{k} * BlockThreads) * n + j);
+              }
             }
           }
         }
