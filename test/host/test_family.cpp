@@ -114,11 +114,13 @@ TEST_CASE("rk::reduce_by_key (host policies): each run has rk::reduce's bits (fl
 
 namespace
 {
-struct key_of_mebi
+/// Item i's key in runs of Length items: i / Length.
+template <std::int64_t Length>
+struct key_of_run
 {
   std::int64_t operator()(std::int64_t i) const
   {
-    return i >> 20;
+    return i / Length;
   }
 };
 } // namespace
@@ -126,7 +128,7 @@ struct key_of_mebi
 TEST_CASE("rk::reduce_by_key (rk::host): more than 2^31 items through iterators")
 {
   const std::int64_t n = (std::int64_t{1} << 31) + 77;
-  const rk_test::generating_iterator<key_of_mebi> keys(key_of_mebi{}, 0);
+  const rk_test::generating_iterator<key_of_run<(std::int64_t{1} << 20)>> keys({}, 0);
   const rk_test::generating_iterator<rk_test::to_one> ones(rk_test::to_one{}, 0);
   const std::int64_t runs = ((n - 1) >> 20) + 1;
   std::vector<std::int64_t> key_out(static_cast<std::size_t>(runs)), count_out(static_cast<std::size_t>(runs));
@@ -139,24 +141,13 @@ TEST_CASE("rk::reduce_by_key (rk::host): more than 2^31 items through iterators"
   CHECK(std::count(count_out.begin(), count_out.end() - 1, 5 + (std::int64_t{1} << 20)) == runs - 1);
 }
 
-namespace
-{
-struct key_of_three
-{
-  std::int64_t operator()(std::int64_t i) const
-  {
-    return i / 3;
-  }
-};
-} // namespace
-
 TEST_CASE("rk::reduce_by_key (rk::host): more runs than one batch of heads, none split or lost at the batch's end")
 {
   // rk::host reduces 2^22 runs a batch: runs of three items put the boundary between two runs of
   // the same length, and the last run is short.
   const std::int64_t runs = (std::int64_t{1} << 22) + 6;
   const std::int64_t n    = 3 * runs - 1;
-  const rk_test::generating_iterator<key_of_three> keys(key_of_three{}, 0);
+  const rk_test::generating_iterator<key_of_run<3>> keys({}, 0);
   const rk_test::generating_iterator<rk_test::to_one> ones(rk_test::to_one{}, 0);
   std::vector<std::int64_t> key_out(static_cast<std::size_t>(runs)), count_out(static_cast<std::size_t>(runs));
   const auto ends = rk::reduce_by_key(rk::host.with_threads(2), keys, keys + n, ones, key_out.begin(),
