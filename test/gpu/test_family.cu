@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 using device_harness      = rk_test::gpu_harness<rk::device_policy>;
 using two_pass_harness    = rk_test::gpu_harness<rk::two_pass_policy>;
@@ -45,6 +46,59 @@ RK_GPU_TEST_CASE("rk::reduce_by_key (GPU policies): run layouts, init once per r
 {
   rk_test::reduce_by_key_properties(device_harness{});
   rk_test::reduce_by_key_properties(two_pass_harness{});
+}
+
+namespace
+{
+/// Keys of 2^31 + 77 items: runs of three items up to item 4500 (short runs, reduced in the run
+/// pass), then runs of 2^20 (the long list), so both passes' positions and run numbers are 64-bit.
+struct key_of_item
+{
+  __host__ __device__ std::int64_t operator()(std::int64_t i) const
+  {
+    return i < 4500 ? i / 3 : 1500 + ((i - 4500) >> 20);
+  }
+};
+
+struct one_of_item
+{
+  __host__ __device__ std::int64_t operator()(std::int64_t) const
+  {
+    return 1;
+  }
+};
+} // namespace
+
+RK_GPU_TEST_CASE("rk::reduce_by_key (GPU policies): more than 2^31 items through iterators, short runs and long")
+{
+  const std::int64_t n    = (std::int64_t{1} << 31) + 77;
+  const auto keys         = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), key_of_item{});
+  const auto ones         = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), one_of_item{});
+  const std::int64_t wide = ((n - 4500 - 1) >> 20) + 1; // runs of 2^20, the last one cut short
+  const std::int64_t runs = 1500 + wide;
+  const auto check        = [&](const auto& policy) {
+    thrust::device_vector<std::int64_t> key_out(static_cast<std::size_t>(runs)),
+      count_out(static_cast<std::size_t>(runs));
+    const auto ends = rk::reduce_by_key(policy, keys, keys + n, ones, key_out.begin(), count_out.begin(),
+                                               std::int64_t{5}, rk::plus{});
+    REQUIRE(ends.first - key_out.begin() == runs);
+    REQUIRE(ends.second - count_out.begin() == runs);
+    const std::vector<std::int64_t> got_keys(key_out.begin(), key_out.end()),
+      counts(count_out.begin(), count_out.end());
+    std::int64_t wrong_keys = 0, wrong_counts = 0;
+    for (std::int64_t r = 0; r < runs; ++r)
+    {
+      const std::int64_t want = r < 1500     ? 5 + 3
+                                     : r + 1 < runs ? 5 + (std::int64_t{1} << 20)
+                                                    : 5 + n - 4500 - ((wide - 1) << 20);
+      wrong_keys += got_keys[static_cast<std::size_t>(r)] == r ? 0 : 1;
+      wrong_counts += counts[static_cast<std::size_t>(r)] == want ? 0 : 1;
+    }
+    CHECK(wrong_keys == 0);
+    CHECK(wrong_counts == 0);
+  };
+  check(rk::device);
+  check(rk::two_pass);
 }
 
 RK_GPU_TEST_CASE("GPU policies: inputs are read-only (mutable zip inputs unchanged), const zip inputs compile")
