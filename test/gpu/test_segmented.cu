@@ -297,8 +297,9 @@ RK_GPU_TEST_CASE("segmented_reduce: the fixed-size form's warps over windows, ro
   {
     window_rows_match(states, rows, size, empty, rk::mean_var_op<double>{});
   }
-  // Double sums go a warp a row where there are rows for every warp the GPU holds (at most 64 a
-  // SM: 9000 rows cover 140 SMs): rows of two windows of 4096 doubles, the second cut short.
+  // Double sums over as many rows (at most 64 warps a SM: 9000 rows cover 140 SMs) once went a
+  // warp a row; they take parts of rk::reduce's block body now, whose bits the windows' must
+  // match: rows of two windows of 4096 doubles, the second cut short.
   const auto doubles = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0),
                                                        spread_item<double>{});
   window_rows_match(doubles, 9000, 4097, 0.25, rk::plus{});

@@ -229,24 +229,25 @@ static_assert(window_tree_batch_tiles <= 32 && (window_tree_batch_tiles & (windo
 inline constexpr offset_t long_segment_min_tiles = 32;
 static_assert(long_segment_min_tiles <= 32, "a warp's segment or row is one window of tiles at most");
 
-/// Fixed-size rows longer than a window of states of row_windows_any_rows_state_bytes or more
+/// Fixed-size rows longer than a window of states of row_windows_min_state_bytes or more
 /// (rk::mean_var's: the size stands in for a merge that costs more than its loads) go a warp per
 /// chunk of windows, the chunks halved until there are jobs for 1/row_windows_min_wave_share of
-/// the warps the GPU holds; of row_windows_min_state_bytes (double and 64-bit sums) a warp per row
-/// where there are rows for every warp. Each window is folded by a register counter of
-/// row_windows_levels levels, so a chunk is at most 2^(levels - 1) windows. Elsewhere the rows
-/// are cut into parts of rk::reduce's block body. H200, 2^26 items unless said, us, parts
-/// against windows: rk::mean_var over 8 rows of 2^23 floats 147 against 92 (117 with jobs for
-/// every warp: more chunks, smaller), 256 rows of 2^18 147 against 87, 2048 rows of 32768 149
-/// against 80 (97 cut into 4096 chunks), over 8 rows of 2^23 doubles 367 against 192; double
-/// sums over 8192 rows of 8192 145 against 128 (rk::reduce over the same items: 130), 8192 rows
-/// of 32768 (2^28) 526 against 510, but 2048 rows of 32768 136 against 170 and 2048 of 2^17
-/// (2^28) 502 against 629; float sums lose on the windows at every shape measured (8192 runs of
-/// 32768 items 1.04 against 1.18 the probe).
-inline constexpr int row_windows_levels               = 8;
-inline constexpr int row_windows_min_state_bytes      = 8;
-inline constexpr int row_windows_any_rows_state_bytes = 16;
-inline constexpr int row_windows_min_wave_share       = 2;
+/// the warps the GPU holds. Each window is folded by a register counter of row_windows_levels
+/// levels, so a chunk is at most 2^(levels - 1) windows. Other rows are cut into parts of
+/// rk::reduce's block body. H200, 2^26 items unless said, us, parts against windows: rk::mean_var
+/// over 8 rows of 2^23 floats 147 against 92 (117 with jobs for every warp: more chunks, smaller),
+/// 256 rows of 2^18 147 against 87, 2048 rows of 32768 149 against 80 (97 cut into 4096 chunks),
+/// over 8 rows of 2^23 doubles 367 against 192. Double and 64-bit sums took the windows where
+/// their rows filled every warp, on H200 figures against an earlier parts body (8192 rows of 8192
+/// doubles 145 against 128); on today's parts they are faster at every shape that route took, on
+/// two H100s, two rounds each (8192 x 8192 doubles 188.4 -> 186.3 and 194.0 -> 189.0 us; 2^28
+/// items in rows of 16384 697.8 -> 688.8 and 721.1 -> 703.2; int64 alike), and on an H200 2^28
+/// doubles in rows of 16384 ran at 1.09x the probe on the windows against 1.01-1.03x for the
+/// lengths on parts. Float sums lose on the windows at every shape measured (8192 runs of 32768
+/// items 1.04 against 1.18 the probe).
+inline constexpr int row_windows_levels          = 8;
+inline constexpr int row_windows_min_state_bytes = 16;
+inline constexpr int row_windows_min_wave_share  = 2;
 
 /// The tree level of a listed segment's parts: nodes of 2^level tiles (128: 32768 floats), one
 /// part each; a segment of at most that many tiles is one part. A part's fixed costs (taking it,

@@ -6,9 +6,9 @@
 //    of one item);
 //  - rows of up to half a tile: a group of 2, 4, 8 or 16 lanes per row, several rows per warp;
 //  - rows of up to long_segment_min_tiles tiles: a warp per row, tile by tile (window_node);
-//  - longer rows of states of 16 bytes or more (rk::mean_var's), and of 8 bytes where there are
-//    rows for every warp the GPU holds: a warp per row or per chunk of a row, window by window,
-//    the windows folded by a register counter (register_fold), a row's chunks joined in order;
+//  - longer rows of states of 16 bytes or more (rk::mean_var's): a warp per row or per chunk of a
+//    row, window by window, the windows folded by a register counter (register_fold), a row's
+//    chunks joined in order;
 //  - else rk::reduce's block body over a row's parts, every row cut alike
 //    (rk/cuda/agent/segment_parts.cuh), the parts put together as a long segment's are.
 

@@ -80,15 +80,10 @@ public:
       path_ = path::window;
       grid_ = short_grid<window_kernel>(ceil_div(rows.count, offset_t{row_block_threads / warp_threads}), device);
     }
-    else if (sizeof(T) >= row_windows_any_rows_state_bytes
-             || (sizeof(T) >= row_windows_min_state_bytes && rows.count >= resident_warps<windows_kernel>(device)))
+    else if (sizeof(T) >= row_windows_min_state_bytes)
     {
-      path_ = path::windows;
-      // Rows of the lighter states come here only where they fill the GPU's warps: a chunk is then
-      // as long as a register counter holds.
-      const offset_t min_jobs = sizeof(T) >= row_windows_any_rows_state_bytes
-                                ? resident_warps<windows_kernel>(device) / row_windows_min_wave_share
-                                : 0;
+      path_                   = path::windows;
+      const offset_t min_jobs = resident_warps<windows_kernel>(device) / row_windows_min_wave_share;
       windows_ = make_row_windows<row_windows_levels>(rows.count, rows.size, offset_t{warp_threads} * tile_items<item>,
                                                       min_jobs);
       grid_ = short_grid<windows_kernel>(ceil_div(windows_.jobs(), offset_t{row_block_threads / warp_threads}), device);
