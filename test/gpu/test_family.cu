@@ -51,7 +51,7 @@ RK_GPU_TEST_CASE("rk::reduce_by_key (GPU policies): run layouts, init once per r
 namespace
 {
 /// Keys of 2^31 + 77 items: runs of three items up to item 4500 (short runs, reduced in the run
-/// pass), then runs of 2^20 (the long list), so both passes' positions and run numbers are 64-bit.
+/// pass), then runs of 2^20 (the long list), so the run positions and numbers are 64-bit.
 struct key_of_item
 {
   __host__ __device__ std::int64_t operator()(std::int64_t i) const
@@ -59,21 +59,13 @@ struct key_of_item
     return i < 4500 ? i / 3 : 1500 + ((i - 4500) >> 20);
   }
 };
-
-struct one_of_item
-{
-  __host__ __device__ std::int64_t operator()(std::int64_t) const
-  {
-    return 1;
-  }
-};
 } // namespace
 
 RK_GPU_TEST_CASE("rk::reduce_by_key (GPU policies): more than 2^31 items through iterators, short runs and long")
 {
-  const std::int64_t n    = (std::int64_t{1} << 31) + 77;
-  const auto keys         = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), key_of_item{});
-  const auto ones         = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), one_of_item{});
+  const std::int64_t n = (std::int64_t{1} << 31) + 77;
+  const auto keys      = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), key_of_item{});
+  const auto ones      = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), rk_test::to_one{});
   const std::int64_t wide = ((n - 4500 - 1) >> 20) + 1; // runs of 2^20, the last one cut short
   const std::int64_t runs = 1500 + wide;
   const auto check        = [&](const auto& policy) {
