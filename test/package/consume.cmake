@@ -3,7 +3,7 @@
 #                      find_package(rk CONFIG REQUIRED) and run the host example.
 #   MODE=subdirectory  build test/package/subdirectory, which add_subdirectory()s rk's source.
 # Both consumers must compile against the CCCL that rk's build (RK_BINARY_DIR) found, which may be
-# newer than the toolkit's (README, "Building against a newer CCCL").
+# newer than the toolkit's (README, "Install and link").
 cmake_minimum_required(VERSION 3.25)
 
 function(run)
