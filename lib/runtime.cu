@@ -789,8 +789,9 @@ void rk::check_device_errors()
   }
   throw error("rk::segmented_reduce: an earlier call on device " + std::to_string(device) + " was given segment "
               + std::to_string(report - 1)
-              + ", which ends before it begins (decreasing CSR offsets, or a CUB-form end below its begin); its "
-                "output holds init");
+              + ", which ends before it begins or begins before the first item (decreasing or negative CSR "
+                "offsets, or a CUB-form segment with a negative begin or an end below its begin); its output holds "
+                "init");
 }
 
 void rk::release_cached_memory()

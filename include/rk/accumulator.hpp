@@ -56,10 +56,10 @@ private:
 
 /// Reduces chunks added in order, of any lengths (empty ones too), as one sequence: result() has
 /// the bits of rk::reduce(policy, ...) over the concatenation of every chunk, with `init` once on
-/// the left. Every chunk's items must have the same size (they are one sequence's items). With a
-/// GPU policy a chunk in device, pinned or managed memory is read in place and add() returns
-/// without waiting for the GPU; a contiguous chunk in pageable host memory (a std::vector's items,
-/// a raw pointer) is copied through rk's pinned staging buffers, a piece at a time while the GPU
+/// the left; under rk::seq, rk::host's bits (rk::reduce_partial's tree), not rk::seq's left fold. Every chunk's items
+/// must have the same size (they are one sequence's items). With a GPU policy a chunk in device, pinned or managed
+/// memory is read in place and add() returns without waiting for the GPU; a contiguous chunk in pageable host memory (a
+/// std::vector's items, a raw pointer) is copied through rk's pinned staging buffers, a piece at a time while the GPU
 /// reduces the one before, and add() returns once it is copied (the caller may then change it).
 /// result() waits. Not thread-safe: one accumulator per sequence.
 template <class Policy, class T, class BinaryOp = plus>
@@ -75,6 +75,9 @@ public:
   template <class InputIt>
   accumulator& add(InputIt first, InputIt last)
   {
+    static_assert(detail::is_random_access_v<InputIt>,
+                  "rk::accumulator::add needs random-access iterators (a chunk's length places it in the tree): "
+                  "copy the items into a std::vector or thrust::device_vector first");
     const std::int64_t n = detail::checked_distance(first, last);
     state_.add(std::move(first), std::move(last), count_);
     count_ += n;

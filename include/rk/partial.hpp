@@ -51,7 +51,8 @@ template <class T>
 struct partial
 {
   static_assert(std::is_trivially_copyable_v<T>,
-                "rk::partial<T> is copied as bytes (to and from the GPU, over NCCL): T must be trivially copyable");
+                "rk::partial<T> is copied as bytes (to and from the GPU, over NCCL): T must be trivially copyable. "
+                "Reduce a trivially copyable summary (a struct of the fields you need) instead");
 
   /// A lane holds at most 32 items (1-byte items), so a piece that starts inside one keeps at most 31.
   static constexpr int max_head = detail::tile_lane_bytes - 1;
@@ -312,11 +313,22 @@ RK_HOST_DEVICE T finish_whole(const partial<T>& whole, T init, BinaryOp& op)
 }
 } // namespace detail
 
+namespace detail
+{
+/// init's type in rk::finish, deduced from the partial alone (0.0 converts to a partial<float>'s T).
+template <class T>
+struct partial_init
+{
+  using type = T;
+};
+} // namespace detail
+
 /// The result of the whole sequence from its partial (which must start at 0): `op(init, root)`
-/// with rk::reduce's bits over all the items, `init` when there are none (op not called).
+/// with rk::reduce's bits over all the items, `init` when there are none (op not called); init is
+/// converted to T, the partial's type.
 /// A record that does not start at 0, or that a failed device combine produced, throws rk::error.
 template <class T, class BinaryOp>
-T finish(const partial<T>& whole, T init, BinaryOp op)
+T finish(const partial<T>& whole, typename detail::partial_init<T>::type init, BinaryOp op)
 {
   if (whole.status != partial<T>::valid)
   {
@@ -407,6 +419,9 @@ template <class T = detail::items_value_type, class Policy, class InputIt, class
 partial<detail::partial_value_t<T, InputIt>> reduce_partial(Policy&& policy, InputIt first, InputIt last, Offset offset,
                                                             BinaryOp op)
 {
+  static_assert(detail::is_random_access_v<InputIt>,
+                "rk::reduce_partial needs random-access iterators (a piece's length places it in the tree): copy "
+                "the items into a std::vector or thrust::device_vector first");
   const std::int64_t n = detail::checked_distance(first, last);
   return reduce_partial_dispatch<detail::partial_value_t<T, InputIt>>(
     policy.derived(), std::move(first), std::move(last), detail::checked_piece_offset(offset, n), std::move(op));

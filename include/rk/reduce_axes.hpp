@@ -103,7 +103,8 @@ constexpr void check_axes_call()
                 "layout_stride view of other strided layouts");
   static_assert(std::is_same_v<XAccessor, cuda::std::default_accessor<U>>
                   && std::is_same_v<OutAccessor, cuda::std::default_accessor<V>>,
-                "rk::reduce_axes reads and writes views through cuda::std::default_accessor");
+                "rk::reduce_axes reads and writes views through cuda::std::default_accessor: make views of the same "
+                "data with the default accessor (cuda::std::mdspan<T, Extents, Layout>(ptr, mapping))");
   static_assert(std::is_same_v<V, T>,
                 "rk::reduce_axes: out's element type must be T, the type of init, which is the accumulator type (as in "
                 "rk::reduce). Pass init as out's element type, e.g. 0.0f for a view of float");

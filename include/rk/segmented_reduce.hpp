@@ -12,6 +12,17 @@
 
 namespace rk
 {
+namespace detail
+{
+template <class OutputIt, class T>
+constexpr void check_segmented_output()
+{
+  static_assert(output_takes<OutputIt, T>(),
+                "rk::segmented_reduce: out cannot take a T, the type of init, which is the accumulator type (as in "
+                "rk::reduce). Pass init of out's element type, e.g. 0.0f for a float output");
+}
+} // namespace detail
+
 template <class Derived, class InputIt, class Segments, class OutputIt, class T, class BinaryOp>
 void segmented_dispatch(const execution_policy<Derived>&, InputIt, const Segments&, OutputIt, T, BinaryOp)
 {
@@ -48,7 +59,8 @@ explanation explain_segmented(Policy&& policy, InputIt first, Count num_segments
 }
 
 /// Reduces every segment of a CSR layout: segment i is [first + offsets[i], first + offsets[i+1]),
-/// for the offsets_last - offsets_first - 1 segments the offsets (non-decreasing) describe, and
+/// for the offsets_last - offsets_first - 1 segments the offsets (non-decreasing, none negative)
+/// describe, and
 /// writes `out[i] = init ⊕ x_begin ⊕ … ⊕ x_end-1` in order, init once on the left. An empty segment
 /// gets `init` and `op` is never called for it. Every order-preserving policy gives each segment
 /// rk::reduce's bits over the same items. GPU policies enqueue on their stream and return.
@@ -60,6 +72,7 @@ template <class Policy, class InputIt, class OffsetIt, class OutputIt, class T, 
 std::enable_if_t<is_execution_policy_v<Policy> && !detail::is_number_v<OffsetIt>> segmented_reduce(
   Policy&& policy, InputIt first, OffsetIt offsets_first, OffsetIt offsets_last, OutputIt out, T init, BinaryOp op)
 {
+  detail::check_segmented_output<OutputIt, T>();
   segmented_dispatch(policy.derived(), first, detail::make_csr_segments(offsets_first, offsets_last), out,
                      std::move(init), std::move(op));
 }
@@ -68,17 +81,20 @@ template <class Policy, class InputIt, class OffsetIt, class OutputIt, class T>
 std::enable_if_t<is_execution_policy_v<Policy> && !detail::is_number_v<OffsetIt>>
 segmented_reduce(Policy&& policy, InputIt first, OffsetIt offsets_first, OffsetIt offsets_last, OutputIt out, T init)
 {
+  detail::check_segmented_output<OutputIt, T>();
   segmented_dispatch(policy.derived(), first, detail::make_csr_segments(offsets_first, offsets_last), out,
                      std::move(init), plus{});
 }
 
 /// CUB's form: segment i is [first + begin_offsets[i], first + end_offsets[i]); segments may come
-/// in any order, overlap or leave gaps. A segment whose end precedes its begin is an error.
+/// in any order, overlap or leave gaps. A segment whose end precedes its begin, or whose begin is
+/// negative, is an error.
 template <class Policy, class InputIt, class Count, class BeginIt, class EndIt, class OutputIt, class T, class BinaryOp>
 std::enable_if_t<is_execution_policy_v<Policy> && detail::is_number_v<Count> && !detail::is_number_v<BeginIt>>
 segmented_reduce(Policy&& policy, InputIt first, Count num_segments, BeginIt begin_offsets, EndIt end_offsets,
                  OutputIt out, T init, BinaryOp op)
 {
+  detail::check_segmented_output<OutputIt, T>();
   segmented_dispatch(policy.derived(), first, detail::make_bounded_segments(num_segments, begin_offsets, end_offsets),
                      out, std::move(init), std::move(op));
 }
@@ -98,6 +114,7 @@ std::enable_if_t<is_execution_policy_v<Policy> && detail::is_number_v<Count> && 
 segmented_reduce(Policy&& policy, InputIt first, Count num_segments, Size segment_size, OutputIt out, T init,
                  BinaryOp op)
 {
+  detail::check_segmented_output<OutputIt, T>();
   segmented_dispatch(policy.derived(), first, detail::make_fixed_segments(num_segments, segment_size), out,
                      std::move(init), std::move(op));
 }
@@ -106,6 +123,7 @@ template <class Policy, class InputIt, class Count, class Size, class OutputIt, 
 std::enable_if_t<is_execution_policy_v<Policy> && detail::is_number_v<Count> && detail::is_number_v<Size>>
 segmented_reduce(Policy&& policy, InputIt first, Count num_segments, Size segment_size, OutputIt out, T init)
 {
+  detail::check_segmented_output<OutputIt, T>();
   segmented_dispatch(policy.derived(), first, detail::make_fixed_segments(num_segments, segment_size), out,
                      std::move(init), plus{});
 }

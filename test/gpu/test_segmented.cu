@@ -470,6 +470,35 @@ RK_GPU_TEST_CASE("segmented_reduce: bad segments are reported, host offsets are 
   CHECK(static_cast<int>(out[1]) == 0); // init
   CHECK(static_cast<int>(out[2]) == 15);
 
+  // A segment that begins before `first` (here in the middle of the items, so nothing faults if it
+  // were read): reported, init, the others reduced. Three segments take the few-segments kernel;
+  // 100 under rk::atomic take the short-segment kernel.
+  thrust::device_vector<int> negative{-4, 10, 20, 30};
+  rk::segmented_reduce(rk::single_pass, items.begin() + 500, negative.begin(), negative.end(), out.begin(), 0);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK_THROWS_WITH_AS(rk::check_device_errors(),
+                       doctest::Contains("was given segment 0, which ends before it begins "
+                                         "or begins before the first item"),
+                       rk::error);
+  CHECK(static_cast<int>(out[0]) == 0); // init
+  CHECK(static_cast<int>(out[1]) == 10);
+  CHECK(static_cast<int>(out[2]) == 10);
+  std::vector<int> begins(100), ends(100);
+  for (int s = 0; s < 100; ++s)
+  {
+    begins[static_cast<std::size_t>(s)] = s == 50 ? -3 : 4 * s;
+    ends[static_cast<std::size_t>(s)]   = 4 * s + 4;
+  }
+  const thrust::device_vector<int> d_begins(begins), d_ends(ends);
+  thrust::device_vector<int> many(100, -1);
+  rk::segmented_reduce(rk::atomic, items.begin() + 500, 100, d_begins.begin(), d_ends.begin(), many.begin(), 0);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK_THROWS_WITH_AS(rk::check_device_errors(), doctest::Contains("was given segment 50"), rk::error);
+  const thrust::host_vector<int> got(many);
+  CHECK(got[50] == 0); // init
+  CHECK(got[49] == 4);
+  CHECK(got[51] == 4);
+
   std::vector<int> host_offsets{0, 10, 20};
   if (rk::detail::current_device_facts().pageable_memory_access)
   {

@@ -276,3 +276,101 @@ TEST_CASE("rk::seq: the family over forward iterators")
   CHECK(sum_out[1] == 15);
   CHECK(sum_out[2] == 2);
 }
+
+namespace
+{
+/// A matrix with an element accessor m(i, j), as Eigen's, Armadillo's and Blaze's have: callable
+/// on two int keys, yet an init value, not a key comparison. The accumulator: values convert to it.
+struct accessed_mat2
+{
+  rk_test::mat2 m;
+  accessed_mat2(const rk_test::mat2& x)
+      : m(x)
+  {}
+  std::uint32_t operator()(int i, int j) const
+  {
+    return i == 0 ? (j == 0 ? m.a : m.b) : (j == 0 ? m.c : m.d);
+  }
+};
+struct accessed_mat2_multiply
+{
+  accessed_mat2 operator()(const accessed_mat2& x, const accessed_mat2& y) const
+  {
+    return rk_test::mat2_multiply{}(x.m, y.m);
+  }
+};
+/// An affine map that can be applied, f(x): callable, but not on two keys.
+struct applied_affine
+{
+  rk_test::affine f;
+  applied_affine(const rk_test::affine& x)
+      : f(x)
+  {}
+  std::uint32_t operator()(std::uint32_t x) const
+  {
+    return f.a * x + f.b;
+  }
+};
+struct applied_affine_compose
+{
+  applied_affine operator()(const applied_affine& x, const applied_affine& y) const
+  {
+    return rk_test::affine_compose{}(x.f, y.f);
+  }
+};
+/// A key comparison that answers int, as C-style predicates do.
+struct int_key_equal
+{
+  int operator()(int x, int y) const
+  {
+    return x == y ? 1 : 0;
+  }
+};
+} // namespace
+
+TEST_CASE_TEMPLATE("rk::reduce_by_key (host policies): an init that is callable is still init; a comparison answering "
+                   "int is still Thrust's form; init without op sums",
+                   H, seq_harness, host_harness)
+{
+  const H h{};
+  const std::vector<int> keys        = {0, 0, 1, 1, 1, 0};
+  const std::vector<rk_test::mat2> m = {{1, 2, 3, 4}, {0, 1, 1, 0}, {2, 0, 0, 1},
+                                        {1, 1, 0, 1}, {3, 1, 1, 0}, {5, 6, 7, 8}};
+  const accessed_mat2 init(rk_test::mat2{1, 1, 0, 1});
+  std::vector<int> key_out(6);
+  std::vector<accessed_mat2> mat_out(6, accessed_mat2(rk_test::mat2{0, 0, 0, 0}));
+  auto ends = rk::reduce_by_key(h.policy, keys.begin(), keys.end(), m.begin(), key_out.begin(), mat_out.begin(), init,
+                                accessed_mat2_multiply{});
+  REQUIRE(ends.first - key_out.begin() == 3);
+  const rk_test::mat2_multiply mul;
+  const rk_test::mat2 base = init.m;
+  CHECK(mat_out[0].m == mul(mul(base, m[0]), m[1]));
+  CHECK(mat_out[1].m == mul(mul(mul(base, m[2]), m[3]), m[4]));
+  CHECK(mat_out[2].m == mul(base, m[5]));
+
+  const std::vector<rk_test::affine> f = {{2, 1}, {3, 0}, {1, 5}, {2, 2}, {7, 1}, {1, 1}};
+  std::vector<applied_affine> map_out(6, applied_affine(rk_test::affine{0, 0}));
+  const applied_affine start(rk_test::affine{1, 4});
+  rk::reduce_by_key(h.policy, keys.begin(), keys.end(), f.begin(), key_out.begin(), map_out.begin(), start,
+                    applied_affine_compose{});
+  const rk_test::affine_compose then;
+  CHECK(map_out[0].f == then(then(start.f, f[0]), f[1]));
+  CHECK(map_out[1].f == then(then(then(start.f, f[2]), f[3]), f[4]));
+
+  const std::vector<int> values = {4, 1, 1, 7, 7, 2};
+  std::vector<int> sum_out(6);
+  const auto thrust_ends = rk::reduce_by_key(h.policy, keys.begin(), keys.end(), values.begin(), key_out.begin(),
+                                             sum_out.begin(), int_key_equal{}, rk::plus{});
+  CHECK(thrust_ends.first - key_out.begin() == 3);
+  CHECK(sum_out == std::vector<int>{5, 15, 2, 0, 0, 0});
+  // A generic op is never asked about a comparison that answers bool.
+  rk::reduce_by_key(
+    h.policy, keys.begin(), keys.end(), values.begin(), key_out.begin(), sum_out.begin(),
+    [](int x, int y) { return x == y; }, [](auto x, auto y) { return x + y; });
+  CHECK(sum_out == std::vector<int>{5, 15, 2, 0, 0, 0});
+  // rk's form with init alone: op defaults to rk::plus.
+  const auto init_ends = rk::reduce_by_key(h.policy, keys.begin(), keys.end(), values.begin(), key_out.begin(),
+                                           sum_out.begin(), 100);
+  CHECK(init_ends.second - sum_out.begin() == 3);
+  CHECK(sum_out == std::vector<int>{105, 115, 102, 0, 0, 0});
+}

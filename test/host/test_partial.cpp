@@ -158,5 +158,7 @@ TEST_CASE("partials: errors name the cause, and an empty whole finishes to init 
   // Empty pieces combine anywhere they stand.
   const auto empty_at_10 = rk::reduce_partial(rk::host, v.begin() + 10, v.begin() + 10, 10, rk::plus{});
   CHECK(rk::finish(rk::combine(a, empty_at_10, rk::plus{}), 0.0f, rk::plus{}) == 10.0f);
+  // init converts to the partial's T (a double 0.0 for a partial<float>).
+  CHECK(rk::finish(a, 0.0, rk::plus{}) == 10.0f);
   CHECK(rk::finish(rk::combine(empty, a, rk::plus{}), 0.0f, rk::plus{}) == 10.0f);
 }

@@ -300,6 +300,31 @@ TEST_CASE("rk::segmented_reduce (host policies): bad segments and counts are err
                   rk::invalid_range);
 }
 
+TEST_CASE_TEMPLATE(
+  "rk::segmented_reduce and segmented_arg_min (host policies): a segment that begins before `first` is "
+  "an error, and nothing is written",
+  P, rk::seq_policy, rk::host_policy)
+{
+  // `first` in the middle of the items: a negative offset would read items that exist, but
+  // offsets count from `first` (rk::segmented_arg_min's indices too), so it is refused.
+  std::vector<int> items(100, 1);
+  const auto first = items.begin() + 50;
+  const std::vector<int> negative{-4, 10, 20};
+  std::vector<int> out(2, -7);
+  CHECK_THROWS_WITH_AS(rk::segmented_reduce(P{}, first, negative.begin(), negative.end(), out.begin(), 0),
+                       "rk::segmented_reduce: segment 0 begins before the first item (begin -4, end 10); offsets "
+                       "count items from `first` and cannot be negative",
+                       rk::error);
+  CHECK(out == std::vector<int>{-7, -7});
+  const std::vector<int> begins{0, -1}, ends{4, 0};
+  CHECK_THROWS_AS(rk::segmented_reduce(P{}, first, 2, begins.begin(), ends.begin(), out.begin(), 0), rk::error);
+  CHECK(out == std::vector<int>{-7, -7});
+  std::vector<rk::arg_result<int, std::ptrdiff_t>> args(2, {-7, -7});
+  CHECK_THROWS_AS(rk::segmented_arg_min(P{}, first, negative.begin(), negative.end(), args.begin()), rk::error);
+  CHECK(args[0].index == -7);
+  CHECK(args[1].index == -7);
+}
+
 TEST_CASE("rk::explain_segmented (host policies): which backend, and whether the bits are reproducible")
 {
   std::vector<float> v(12), out(12);

@@ -205,6 +205,12 @@ void arg_properties(const H& h)
   CHECK(rk::arg_min(h.policy, none.begin(), none.end()).index == -1);
   CHECK(rk::arg_max(h.policy, none.begin(), none.end()).index == -1);
   CHECK(rk::arg_min_max(h.policy, none.begin(), none.end()).max.index == -1);
+  // Reversed: rk::invalid_range before any item is read (rk::seq read past the end here once).
+  const auto three = h.upload(std::vector<float>{3, 1, 2});
+  CHECK_THROWS_AS(rk::arg_min(h.policy, three.end(), three.begin()), rk::invalid_range);
+  CHECK_THROWS_AS(rk::arg_max(h.policy, three.end(), three.begin()), rk::invalid_range);
+  CHECK_THROWS_AS(rk::arg_max_last(h.policy, three.end(), three.begin()), rk::invalid_range);
+  CHECK_THROWS_AS(rk::arg_min_max(h.policy, three.end(), three.begin()), rk::invalid_range);
 }
 
 /// More than 2^31 items through iterators: transform_reduce's count, arg_min's 64-bit positions.

@@ -29,7 +29,7 @@ namespace rk
 void release_cached_memory();
 
 /// Throws rk::error for bad input that an earlier stream-ordered call found on the device while
-/// it ran (a segment of rk::segmented_reduce that ends before it begins: that segment's output
+/// it ran (a segment of rk::segmented_reduce that ends before it begins or begins before `first`: that segment's output
 /// holds init; a count behind rk::device_count that is negative or above 2^46: that call's output
 /// holds init), and clears the report. Every rk::segmented_reduce call and every rk::reduce_into
 /// with rk::device_count on a GPU policy makes this check first; call it after synchronizing to

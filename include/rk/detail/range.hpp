@@ -22,7 +22,7 @@ std::int64_t checked_distance(const It& first, const It& last)
   const auto n = static_cast<std::int64_t>(last - first);
   if (n < 0)
   {
-    throw invalid_range("rk::reduce: reversed range, last precedes first by " + std::to_string(-n) + " elements");
+    throw invalid_range("rk: reversed range, last precedes first by " + std::to_string(-n) + " elements");
   }
   return n;
 }

@@ -23,6 +23,33 @@
 
 namespace rk::detail
 {
+template <class It, class = void>
+struct iterator_reference
+{
+  using type = void; // not an iterator Thrust and the standard library describe: not checked
+};
+template <class It>
+struct iterator_reference<It, std::void_t<typename std::iterator_traits<It>::reference>>
+{
+  using type = typename std::iterator_traits<It>::reference;
+};
+
+/// Whether `out` can take a result of type T: where its reference is known (not void, as it is for
+/// output-only iterators), a T must be assignable to it.
+template <class OutputIt, class T>
+constexpr bool output_takes()
+{
+  using reference = typename iterator_reference<OutputIt>::type;
+  if constexpr (std::is_void_v<reference>)
+  {
+    return true;
+  }
+  else
+  {
+    return std::is_assignable_v<reference, const T&>;
+  }
+}
+
 /// CSR form: segment s is [offsets[s], offsets[s + 1]).
 template <class OffsetIt>
 struct csr_segments
@@ -217,11 +244,17 @@ template <class OutputIt, class Segments>
 struct is_segment_relative_output<segment_relative_output<OutputIt, Segments>> : std::true_type
 {};
 
-/// What a bad segment is reported as (end < begin: decreasing CSR offsets, or a CUB-form segment
-/// whose end precedes its begin).
+/// What a bad segment is reported as: end < begin (decreasing CSR offsets, or a CUB-form segment
+/// whose end precedes its begin), or begin < 0 (offsets count items from `first`, so a negative
+/// one would read before it).
 inline std::string bad_segment_message(offset_t s, offset_t begin, offset_t end)
 {
-  return "rk::segmented_reduce: segment " + std::to_string(s) + " ends before it begins (begin " + std::to_string(begin)
-       + ", end " + std::to_string(end) + ")";
+  const std::string bounds = " (begin " + std::to_string(begin) + ", end " + std::to_string(end) + ")";
+  if (end < begin)
+  {
+    return "rk::segmented_reduce: segment " + std::to_string(s) + " ends before it begins" + bounds;
+  }
+  return "rk::segmented_reduce: segment " + std::to_string(s) + " begins before the first item" + bounds
+       + "; offsets count items from `first` and cannot be negative";
 }
 } // namespace rk::detail

@@ -33,6 +33,10 @@ T reduce_dispatch(const host_policy& policy, InputIt first, InputIt last, T init
 template <class T, class InputIt, class BinaryOp>
 T reduce_nonempty_dispatch(const seq_policy&, InputIt first, InputIt last, BinaryOp op)
 {
+  if constexpr (detail::is_random_access_v<InputIt>)
+  {
+    (void) detail::checked_distance(first, last); // before *first: a reversed range is not empty
+  }
   T acc(*first);
   ++first;
   return detail::reduce_sequential(first, last, std::move(acc), op);
@@ -49,6 +53,9 @@ T reduce_nonempty_dispatch(const host_policy& policy, InputIt first, InputIt las
 template <class InputIt, class Segments, class OutputIt, class T, class BinaryOp>
 void segmented_dispatch(const seq_policy&, InputIt first, const Segments& segments, OutputIt out, T init, BinaryOp op)
 {
+  static_assert(detail::is_random_access_v<InputIt>,
+                "rk::segmented_reduce needs random-access items (segments are found by their offsets): copy the "
+                "items into a std::vector first");
   detail::segmented_reduce_seq<T>(first, segments, out, init, op);
 }
 
@@ -57,7 +64,8 @@ void segmented_dispatch(const host_policy& policy, InputIt first, const Segments
                         BinaryOp op)
 {
   static_assert(detail::is_random_access_v<InputIt>,
-                "rk::host needs random-access iterators; use rk::seq for input or forward iterators");
+                "rk::segmented_reduce needs random-access items (segments are found by their offsets): copy the "
+                "items into a std::vector first");
   detail::segmented_reduce_host<T>(policy, first, segments, out, init, op);
 }
 
@@ -105,6 +113,8 @@ explanation explain_dispatch(const seq_policy&, InputIt first, InputIt last, con
 template <class InputIt, class T, class BinaryOp>
 explanation explain_dispatch(const host_policy& policy, InputIt first, InputIt last, const T&, const BinaryOp&)
 {
+  static_assert(detail::is_random_access_v<InputIt>,
+                "rk::host needs random-access iterators; use rk::seq for input or forward iterators");
   const std::int64_t n   = detail::checked_distance(first, last);
   const unsigned threads = detail::host_thread_count(policy, n);
   std::string why        = (threads <= 1 ? std::string("one thread") : std::to_string(threads) + " threads")

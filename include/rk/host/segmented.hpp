@@ -14,7 +14,8 @@
 
 namespace rk::detail
 {
-/// Throws for the first segment that ends before it begins; returns the items of all segments.
+/// Throws for the first segment that ends before it begins or begins before the first item;
+/// returns the items of all segments.
 template <class Segments>
 offset_t checked_total_items(const Segments& segments)
 {
@@ -22,7 +23,7 @@ offset_t checked_total_items(const Segments& segments)
   for (offset_t s = 0; s < segments.count; ++s)
   {
     const offset_t b = segments.begin(s), e = segments.end(s);
-    if (e < b)
+    if (e < b || b < 0)
     {
       throw error(bad_segment_message(s, b, e));
     }

@@ -279,7 +279,7 @@ inline constexpr int group_classes = 4;
 /// The short-segment kernel's block: its equal run of the segments, a batch of segment_block_threads
 /// at a time. Each segment goes to a thread, a group of 4, 8 or 16 lanes, or a warp, by its length;
 /// one longer than long_segment_min_tiles tiles goes on the long list while it has room. A bad
-/// segment (it ends before it begins) is reported and gets init. `SeedListed` (rk::atomic): a
+/// segment (it ends before it begins, or begins before `first`) is reported and gets init. `SeedListed` (rk::atomic): a
 /// listed segment's output gets `init`, which its parts then combine into.
 template <class Item, class T, bool SeedListed, class Input, class Segments, class Out, class Init, class Op>
 __device__ __forceinline__ void reduce_short_segments(const Input& first, const Segments& segments, Out& out,
@@ -353,7 +353,8 @@ __device__ __forceinline__ void reduce_short_segments(const Input& first, const 
     const offset_t s = batch + threadIdx.x;
     if (s < end)
     {
-      const offset_t b = segments.begin(s), n = segments.end(s) - b;
+      // A segment that begins before `first` is as bad as one that ends before it begins.
+      const offset_t b = segments.begin(s), n = b < 0 ? offset_t{-1} : segments.end(s) - b;
       if (n <= 0)
       {
         if (n < 0)

@@ -62,7 +62,9 @@ constexpr void check_gpu_call()
                 "rk GPU policies take a T (the type of init) of at most 256 bytes (rk::detail::max_value_bytes): the "
                 "block body keeps 64 values of T in shared memory. Reduce a smaller summary of your items (e.g. "
                 "through a transform iterator), or use rk::host");
-  static_assert(is_random_access_v<InputIt>, "rk GPU policies need random-access iterators");
+  static_assert(is_random_access_v<InputIt>,
+                "rk GPU policies need random-access iterators (a pointer, a thrust::device_vector's, or Thrust's "
+                "fancy iterators over those); copy other ranges into a thrust::device_vector, or use rk::seq");
   static_assert(!is_host_iterator_v<InputIt>,
                 "rk GPU policies cannot read this iterator: Thrust says it refers to host memory. Copy the data to a "
                 "thrust::device_vector, wrap raw device pointers in thrust::device_ptr (thrust::device_pointer_cast) "

@@ -46,7 +46,10 @@ public:
   template <class V, class Reduce>
   void stream_through(const V* first, offset_t n, cudaStream_t stream, Reduce&& reduce)
   {
-    static_assert(std::is_trivially_copyable_v<V>, "staged items are copied as bytes");
+    static_assert(std::is_trivially_copyable_v<V>,
+                  "rk::accumulator::add stages host items to the GPU as bytes, so their type must be trivially "
+                  "copyable: add them from device memory (a thrust::device_vector), or pass a trivially copyable "
+                  "summary through a transform iterator");
     allocate();
     const offset_t per_buffer = std::max<offset_t>(1, accumulator_staging_bytes / sizeof(V));
     for (offset_t done = 0; done < n;)
