@@ -16,6 +16,7 @@
 #include <thrust/iterator/transform_iterator.h>
 #include <thrust/iterator/transform_output_iterator.h>
 #include <thrust/reduce.h>
+#include <thrust/sequence.h>
 #include <thrust/transform.h>
 
 #include <algorithm>
@@ -498,6 +499,21 @@ RK_GPU_TEST_CASE("segmented_reduce: bad segments are reported, host offsets are 
   CHECK(got[50] == 0); // init
   CHECK(got[49] == 4);
   CHECK(got[51] == 4);
+  // 2^20 one-item segments: the short kernel's blocks take runs of tiny batches, which a negative
+  // begin must leave.
+  const int tiny_count = 1 << 20;
+  thrust::device_vector<int> ones(tiny_count + 8, 1);
+  thrust::device_vector<int> tiny_begins(tiny_count), tiny_ends(tiny_count), tiny_out(tiny_count, -1);
+  thrust::sequence(tiny_begins.begin(), tiny_begins.end(), 0);
+  thrust::sequence(tiny_ends.begin(), tiny_ends.end(), 1);
+  tiny_begins[12345] = -1;
+  rk::segmented_reduce(rk::atomic, ones.begin() + 8, tiny_count, tiny_begins.begin(), tiny_ends.begin(),
+                       tiny_out.begin(), 0);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK_THROWS_WITH_AS(rk::check_device_errors(), doctest::Contains("was given segment 12345"), rk::error);
+  const thrust::host_vector<int> tiny_got(tiny_out);
+  CHECK(tiny_got[12345] == 0); // init
+  CHECK(std::count(tiny_got.begin(), tiny_got.end(), 1) == tiny_count - 1);
 
   std::vector<int> host_offsets{0, 10, 20};
   if (rk::detail::current_device_facts().pageable_memory_access)

@@ -310,7 +310,8 @@ __device__ __forceinline__ void reduce_short_segments(const Input& first, const 
         const offset_t s = batch + k * block_threads + threadIdx.x;
         b[k]             = segments.begin(s);
         n[k]             = segments.end(s) - b[k];
-        tiny             = tiny && n[k] >= 0 && n[k] <= tiny_lanes * lane_items;
+        // (b | n) >= 0: neither negative (a bad segment leaves the run, to be reported below).
+        tiny = tiny && (b[k] | n[k]) >= 0 && n[k] <= tiny_lanes * lane_items;
       }
       if (__syncthreads_and(tiny))
       {
