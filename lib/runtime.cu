@@ -182,20 +182,32 @@ void park(scratch_cache& cache, int device, void* ptr, std::size_t bytes, cudaSt
   }
 }
 
-/// A parked buffer of at least `bytes` on `device` whose work is done, or null.
+/// The smallest parked buffer on `device` whose work is done and whose size fits `bytes` without
+/// wasting a large one on a small request (at most four times it plus 1 MiB: a thread's parked
+/// gigabyte of scratch must not go to a record of a few hundred bytes, whose next large call would
+/// then allocate another), or null.
 parked_buffer take_parked(scratch_cache& cache, int device, std::size_t bytes) noexcept
 {
+  const std::size_t largest = bytes <= (SIZE_MAX - (std::size_t{1} << 20)) / 4 ? 4 * bytes + (std::size_t{1} << 20)
+                                                                               : SIZE_MAX;
+  auto best                 = cache.parked.end();
   for (auto it = cache.parked.begin(); it != cache.parked.end(); ++it)
   {
-    if (it->device == device && it->bytes >= bytes && it->done != nullptr && cudaEventQuery(it->done) == cudaSuccess)
+    if (it->device == device && it->bytes >= bytes && it->bytes <= largest
+        && (best == cache.parked.end() || it->bytes < best->bytes) && it->done != nullptr
+        && cudaEventQuery(it->done) == cudaSuccess)
     {
-      const parked_buffer found = *it;
-      cache.parked.erase(it);
-      ignore_error(cudaEventDestroy(found.done));
-      return found;
+      best = it;
     }
   }
-  return {device, nullptr, 0, nullptr};
+  if (best == cache.parked.end())
+  {
+    return {device, nullptr, 0, nullptr};
+  }
+  const parked_buffer found = *best;
+  cache.parked.erase(best);
+  ignore_error(cudaEventDestroy(found.done));
+  return found;
 }
 
 thread_scratch_owner::~thread_scratch_owner()
@@ -264,9 +276,9 @@ void* allocate_in_capture(std::size_t bytes, std::size_t counter_bytes, cudaStre
   return zero_counters(buffer, counter_bytes, stream, true);
 }
 
-/// At least `bytes` of device memory on `device`: a parked buffer whose work is done, or new plain
-/// device memory (`what` names it in the error).
-void* parked_or_new(int device, std::size_t bytes, const char* what)
+/// At least `bytes` of device memory on `device`: a parked buffer whose work is done (with its own
+/// size, which may be larger), or new plain device memory (`what` names it in the error).
+device_buffer parked_or_new(int device, std::size_t bytes, const char* what)
 {
   parked_buffer reused{};
   {
@@ -276,7 +288,7 @@ void* parked_or_new(int device, std::size_t bytes, const char* what)
   }
   if (reused.ptr != nullptr)
   {
-    return reused.ptr;
+    return {reused.ptr, reused.bytes};
   }
   relaxed_capture_mode relaxed;
   void* buffer = nullptr;
@@ -284,13 +296,14 @@ void* parked_or_new(int device, std::size_t bytes, const char* what)
   {
     throw_allocation_error(code, bytes, what);
   }
-  return buffer;
+  return {buffer, bytes};
 }
 
 /// Scratch of at least `bytes` for eager calls on `stream`, its counters zeroed.
-void* reuse_or_allocate(int device, std::size_t bytes, std::size_t counter_bytes, cudaStream_t stream)
+device_buffer reuse_or_allocate(int device, std::size_t bytes, std::size_t counter_bytes, cudaStream_t stream)
 {
-  return zero_counters(parked_or_new(device, bytes, "device scratch"), counter_bytes, stream, false);
+  const device_buffer buffer = parked_or_new(device, bytes, "device scratch");
+  return {zero_counters(buffer.ptr, counter_bytes, stream, false), buffer.bytes};
 }
 
 cudaStreamCaptureStatus capture_status(cudaStream_t stream)
@@ -397,8 +410,9 @@ scratch_lease lease_scratch(int device, cudaStream_t stream, std::size_t counter
   if (per_thread_handle && owner_gone)
   {
     relaxed_capture_mode relaxed;
-    void* once = reuse_or_allocate(device, need, counter_need, stream);
-    return scratch_lease(scratch_lease::owner::one_off, {}, stream, device, once, need, counter_need, result_need);
+    const device_buffer once = reuse_or_allocate(device, need, counter_need, stream);
+    return scratch_lease(scratch_lease::owner::one_off, {}, stream, device, once.ptr, once.bytes, counter_need,
+                         result_need);
   }
 
   stream_scratch& entry = cached_scratch(device, stream);
@@ -410,20 +424,20 @@ scratch_lease lease_scratch(int device, cudaStream_t stream, std::size_t counter
     const std::size_t result_capacity  = std::max(result_need, entry.result_capacity);
     const std::size_t partial_capacity = std::max({partial_need, min_partial_bytes, 2 * entry.partial_capacity});
     relaxed_capture_mode relaxed;
-    const std::size_t bytes = counter_capacity + result_capacity + partial_capacity;
-    void* fresh             = reuse_or_allocate(device, bytes, counter_capacity, stream);
+    const std::size_t bytes   = counter_capacity + result_capacity + partial_capacity;
+    const device_buffer fresh = reuse_or_allocate(device, bytes, counter_capacity, stream);
     // Kernels on the stream may still use the old buffer: park it behind them.
     park_device_buffer(device, entry.buffer, entry.bytes(), stream);
-    entry.buffer           = fresh;
+    entry.buffer           = fresh.ptr;
     entry.counter_capacity = counter_capacity;
     entry.result_capacity  = result_capacity;
-    entry.partial_capacity = partial_capacity;
+    entry.partial_capacity = partial_capacity + (fresh.bytes - bytes); // a parked buffer's surplus
   }
   return scratch_lease(scratch_lease::owner::stream_cache, std::move(lock), stream, device, entry.buffer, entry.bytes(),
                        entry.counter_capacity, entry.result_capacity);
 }
 
-void* take_device_buffer(int device, std::size_t bytes)
+device_buffer take_device_buffer(int device, std::size_t bytes)
 {
   return parked_or_new(device, bytes, "device memory for a record");
 }

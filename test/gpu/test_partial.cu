@@ -188,6 +188,15 @@ RK_GPU_TEST_CASE("partials: records written on the device, combined there and on
   rk::combine_into(rk::device, d + 1, d + 2, d, rk::plus{});
   const rk::partial<float> failed = records[0];
   CHECK_THROWS_AS(rk::finish(failed, 0.5f, rk::plus{}), rk::error);
+  // A record in pageable host memory is refused before the launch (where the GPU cannot read it).
+  if (!rk::detail::current_device_facts().pageable_memory_access)
+  {
+    rk::partial<float> on_host = copies[0];
+    CHECK_THROWS_AS(rk::combine_into(rk::device, &on_host, d + 1, d, rk::plus{}), rk::host_memory_error);
+    CHECK_THROWS_AS(rk::combine_into(rk::device, d, &on_host, d, rk::plus{}), rk::host_memory_error);
+    CHECK_THROWS_AS(rk::combine_into(rk::device, d, d + 1, &on_host, rk::plus{}), rk::host_memory_error);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  }
 }
 
 RK_GPU_TEST_CASE("partials: a captured rk::reduce_partial_into replays with the same bits")

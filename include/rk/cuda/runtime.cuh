@@ -26,6 +26,11 @@ namespace rk
 {
 /// Frees every scratch buffer and pinned slot rk has cached, on every device. Call it only while
 /// no rk call is in flight (for instance before cudaDeviceReset); the next call allocates again.
+/// Each stream's scratch stays cached until this call (rk cannot tell when a stream is destroyed),
+/// so a program that creates a stream per task calls it now and then.
+/// It also frees the word through which kernels report bad input (rk::check_device_errors): a
+/// CUDA graph that captured rk::segmented_reduce, or rk::reduce_into with rk::device_count, holds
+/// that word, so destroy such graphs (or capture them again) before replaying them afterwards.
 void release_cached_memory();
 
 /// Throws rk::error for bad input that an earlier stream-ordered call found on the device while
@@ -131,15 +136,23 @@ private:
 scratch_lease lease_scratch(int device, cudaStream_t stream, std::size_t counter_words, std::size_t result_bytes,
                             std::size_t partial_bytes);
 
+/// Device memory and its size, which may exceed what was asked for (a parked buffer's).
+struct device_buffer
+{
+  void* ptr         = nullptr;
+  std::size_t bytes = 0;
+};
+
 /// Device memory of at least `bytes` on the current device `device` that outlives one call's
 /// lease (rk::accumulator's records, rk::reduce_partial's): a parked buffer whose work is done, or
 /// new memory. Not the stream-ordered allocator: on an H100 (driver 580), once records had come
 /// from the default memory pool, a thread's first CUDA call after another thread exited with work
 /// pending waited forever (perf/RESULTS.md, issue 27).
-void* take_device_buffer(int device, std::size_t bytes);
+device_buffer take_device_buffer(int device, std::size_t bytes);
 
-/// Gives back a buffer of take_device_buffer: parked behind the work enqueued so far on `stream`,
-/// and taken again (by a record or a stream's scratch) once that work is done.
+/// Gives back a buffer of take_device_buffer, with the size it came with: parked behind the work
+/// enqueued so far on `stream`, and taken again (by a record or a stream's scratch) once that work
+/// is done.
 void park_device_buffer(int device, void* buffer, std::size_t bytes, cudaStream_t stream) noexcept;
 
 /// Throws rk::error if `stream` is being captured: `what` cannot be captured (it waits for the

@@ -37,7 +37,7 @@ public:
   {
     if (records_ != nullptr)
     {
-      park_device_buffer(device_, records_, 2 * sizeof(partial<T>), policy_.stream);
+      park_device_buffer(device_, records_, records_bytes_, policy_.stream);
     }
   }
 
@@ -106,8 +106,10 @@ private:
   {
     if (records_ == nullptr)
     {
-      device_  = current_device_facts().ordinal;
-      records_ = static_cast<partial<T>*>(take_device_buffer(device_, 2 * sizeof(partial<T>)));
+      device_                    = current_device_facts().ordinal;
+      const device_buffer buffer = take_device_buffer(device_, 2 * sizeof(partial<T>));
+      records_                   = static_cast<partial<T>*>(buffer.ptr);
+      records_bytes_             = buffer.bytes;
       // rk::combine copies a whole record, unused nodes included: every byte is written once here
       // so that no kernel ever reads memory nobody wrote.
       throw_on_error(cudaMemsetAsync(records_, 0, 2 * sizeof(partial<T>), policy_.stream),
@@ -126,9 +128,10 @@ private:
 
   gpu_policy<Backend, Provider> policy_;
   BinaryOp op_;
-  partial<T>* records_ = nullptr;
-  int device_          = 0; ///< where the records are
-  bool started_        = false;
+  partial<T>* records_       = nullptr;
+  std::size_t records_bytes_ = 0; ///< what take_device_buffer handed out (a parked buffer may be larger)
+  int device_                = 0; ///< where the records are
+  bool started_              = false;
   host_staging staging_; ///< pinned buffers, allocated by the first pageable chunk
 };
 } // namespace rk::detail

@@ -195,7 +195,11 @@ template <class T, class BinaryOp>
 void enqueue_combine(cudaStream_t stream, const partial<T>* a, const partial<T>* b, partial<T>* out,
                      const BinaryOp& user_op)
 {
-  const auto op = device_operator<BinaryOp>::get(user_op);
+  const auto op              = device_operator<BinaryOp>::get(user_op);
+  const device_facts& device = current_device_facts();
+  check_device_accessible(a, "rk::combine_into's first record", device);
+  check_device_accessible(b, "rk::combine_into's second record", device);
+  check_device_accessible(out, "rk::combine_into's output record", device);
   launch_kernel(combine_partials_kernel<T, std::remove_const_t<decltype(op)>>, 1, 1, stream,
                 "rk::combine_into: launching the combine", a, b, out, op);
 }

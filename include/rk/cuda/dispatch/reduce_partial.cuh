@@ -16,8 +16,9 @@ partial<T> reduce_partial_dispatch(const gpu_policy<Backend, Provider>& policy, 
 {
   detail::check_partial_backend<Backend>();
   detail::check_not_capturing(policy.stream, "rk::reduce_partial");
-  const int device = detail::current_device_facts().ordinal;
-  auto* record     = static_cast<partial<T>*>(detail::take_device_buffer(device, sizeof(partial<T>)));
+  const int device                   = detail::current_device_facts().ordinal;
+  const detail::device_buffer buffer = detail::take_device_buffer(device, sizeof(partial<T>));
+  auto* record                       = static_cast<partial<T>*>(buffer.ptr);
   partial<T> result;
   try
   {
@@ -27,10 +28,10 @@ partial<T> reduce_partial_dispatch(const gpu_policy<Backend, Provider>& policy, 
   }
   catch (...)
   {
-    detail::park_device_buffer(device, record, sizeof(partial<T>), policy.stream);
+    detail::park_device_buffer(device, buffer.ptr, buffer.bytes, policy.stream);
     throw;
   }
-  detail::park_device_buffer(device, record, sizeof(partial<T>), policy.stream);
+  detail::park_device_buffer(device, buffer.ptr, buffer.bytes, policy.stream);
   detail::throw_on_error(cudaStreamSynchronize(policy.stream), "rk::reduce_partial: waiting for the record");
   return result;
 }
