@@ -317,9 +317,31 @@ T reduce_dispatch(const nccl_policy<Backend, Provider>& policy, InputIt first, I
   const cudaStream_t stream  = policy.stream();
   detail::check_not_capturing(stream, "rk::reduce with rk::nccl");
   const detail::device_facts& device = detail::current_device_facts();
-  // The shard's result and then the final one go through a pinned slot, which kernels write directly.
+  // The shard's result and then the final one go through a pinned slot, which kernels write directly;
+  // but rk::atomic's blocks combine into the shard's result with atomics, which need device memory
+  // (as in rk::reduce's value-returning calls), so there both go through a device buffer, copied to
+  // the slot behind them.
   const detail::pinned_slot result = detail::acquire_pinned_slot();
-  detail::reduce_shards(policy, me, first, last, n, init, static_cast<T*>(result.get()), user_op, device);
+  if constexpr (detail::nccl_exchanges_partials_v<Backend>)
+  {
+    detail::reduce_shards(policy, me, first, last, n, init, static_cast<T*>(result.get()), user_op, device);
+  }
+  else
+  {
+    const detail::device_buffer on_device = detail::take_device_buffer(device.ordinal, sizeof(T));
+    try
+    {
+      detail::reduce_shards(policy, me, first, last, n, init, static_cast<T*>(on_device.ptr), user_op, device);
+      detail::throw_on_error(cudaMemcpyAsync(result.get(), on_device.ptr, sizeof(T), cudaMemcpyDeviceToHost, stream),
+                             "rk::reduce with rk::nccl: copying the result back");
+    }
+    catch (...)
+    {
+      detail::park_device_buffer(device.ordinal, on_device.ptr, on_device.bytes, stream);
+      throw;
+    }
+    detail::park_device_buffer(device.ordinal, on_device.ptr, on_device.bytes, stream);
+  }
   detail::throw_on_error(cudaStreamSynchronize(stream), "rk::reduce with rk::nccl: waiting for the reduction");
   detail::uninitialized<T> value;
   std::memcpy(static_cast<void*>(&value), result.get(), sizeof(T));
