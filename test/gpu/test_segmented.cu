@@ -429,12 +429,10 @@ RK_GPU_TEST_CASE("segmented_reduce: no default constructor, fancy output iterato
   CHECK(thrust::reduce(flags.begin(), flags.end(), 0) == static_cast<int>(flags.size()));
 }
 
-RK_GPU_TEST_CASE("segmented_reduce: a segment of 2^31 + 5 items through an iterator")
+// Skipped, and reported so, in quick mode (RK_TEST_QUICK: minutes under the sanitizers).
+TEST_CASE("segmented_reduce: a segment of 2^31 + 5 items through an iterator"
+          * doctest::skip(!rk_test::gpu_available() || rk_test::quick_mode()))
 {
-  if (rk_test::quick_mode())
-  {
-    return; // minutes under the sanitizers
-  }
   const std::int64_t big = (std::int64_t{1} << 31) + 5;
   thrust::device_vector<std::int64_t> offsets{0, 7, big + 7, big + 7, big + 1007};
   auto items = thrust::counting_iterator<std::int64_t>(0);
@@ -573,12 +571,10 @@ struct half_index
 };
 } // namespace
 
-RK_GPU_TEST_CASE("segmented_reduce: more than 2^31 segments of 0 or 1 items through iterators")
+// Skipped, and reported so, in quick mode (RK_TEST_QUICK: minutes under the sanitizers).
+TEST_CASE("segmented_reduce: more than 2^31 segments of 0 or 1 items through iterators"
+          * doctest::skip(!rk_test::gpu_available() || rk_test::quick_mode()))
 {
-  if (rk_test::quick_mode())
-  {
-    return; // minutes under the sanitizers
-  }
   const std::int64_t segments = (std::int64_t{1} << 31) + 7;
   const auto ones             = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), one_item{});
   thrust::device_vector<unsigned long long> writes(4096), sums(4096);

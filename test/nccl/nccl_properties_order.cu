@@ -20,13 +20,14 @@ namespace rk_test::nccl
 {
 namespace
 {
-/// Item i -> an invertible-looking 2x2 matrix; products of these keep every entry busy.
+/// Item i -> a 2x2 matrix with odd diagonal and even corners: an odd determinant, so it is
+/// invertible mod 2^32 and products of these never collapse to zero.
 struct to_mat2
 {
   RK_HOST_DEVICE mat2 operator()(std::int64_t i) const
   {
     const auto k = static_cast<std::uint32_t>(i);
-    return mat2{2 * (k % 5) + 1, k % 3, k % 7, 1};
+    return mat2{2 * (k % 5) + 1, 2 * (k % 3), 2 * (k % 7), 1};
   }
 };
 

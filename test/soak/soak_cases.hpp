@@ -224,7 +224,8 @@ struct mat2_mul
   static RK_HOST_DEVICE item make(std::uint64_t h, std::int64_t)
   {
     const auto w = static_cast<std::uint32_t>(h), v = static_cast<std::uint32_t>(h >> 32);
-    return mat2{1u + (w & 6u), w >> 8, v, 1u + (v & 12u)};
+    // Odd diagonal, even corners: an odd determinant, invertible mod 2^32, so no product is zero.
+    return mat2{1u + (w & 6u), (w >> 8) & ~1u, v & ~1u, 1u + (v & 12u)};
   }
   static RK_HOST_DEVICE T transform(item x)
   {
@@ -464,7 +465,12 @@ constexpr bool allowed(kind k, algorithm a, policy p)
   {
     case policy::seq:
     case policy::host:
-      return a != algorithm::reduce_into;
+      // Not their float sums of reduce_axes and reduce_by_key: the soak compares those outputs
+      // exactly, and the host reference that is not the policy under test groups differently
+      // (the host suites check every output's bits against rk::reduce's instead). Float sums of
+      // the flat and segmented calls are judged within their rounding bound.
+      return a != algorithm::reduce_into
+          && !((axes || a == algorithm::reduce_by_key) && (k == kind::f32_plus || k == kind::f64_plus));
     case policy::device:
       return true;
     case policy::single_pass:

@@ -49,8 +49,9 @@ void integer_sums(const H& h)
   check_exact<std::int64_t>(h, sizes, std::int64_t{-11}, rk::plus{}, small_integer<std::int64_t>, 3);
   if constexpr (!H::commutative_only)
   {
-    // int8 wraps mod 2^8 on every combine, which is still associative.
+    // int8 and int16 wrap mod 2^8 and 2^16 on every combine, which is still associative.
     check_exact<std::int8_t>(h, sizes, std::int8_t{5}, rk::plus{}, small_integer<std::int8_t>, 4);
+    check_exact<std::int16_t>(h, sizes, std::int16_t{-300}, rk::plus{}, small_integer<std::int16_t>, 5);
   }
 }
 
@@ -65,15 +66,18 @@ void integer_other_ops(const H& h)
   check_exact<std::int32_t>(h, sizes, 7, rk::maximum{}, small_integer<std::int32_t>, 13);
   check_exact<std::int64_t>(h, sizes, std::int64_t{3}, rk::maximum{}, small_integer<std::int64_t>, 14);
   check_exact<std::uint32_t>(h, sizes, 0x5au, rk::bit_xor{}, small_integer<std::uint32_t>, 15);
-  check_exact<std::uint32_t>(
-    h, sizes, 0xffffffffu, rk::bit_and{},
-    [](std::mt19937_64& rng) {
-      return static_cast<std::uint32_t>(rng() | rng()); // leaves a few bits set
-    },
-    16);
+  // Bit k of an item is cleared (AND) or set (OR) with probability 2^-(k/3) / 64: whatever n, some
+  // bits are touched by one or two items only, so the result depends on which items were read
+  // (with every bit touched by many items, as before, it was the constant 0 or ~0 past a few
+  // hundred items).
+  const auto rare_bit = [](std::mt19937_64& rng) {
+    const unsigned k = static_cast<unsigned>(rng() % 64);
+    const bool hit   = (rng() & ((std::uint64_t{1} << (k / 3)) - 1)) == 0;
+    return hit ? std::uint64_t{1} << k : std::uint64_t{0};
+  };
   check_exact<std::uint64_t>(
-    h, sizes, std::uint64_t{0}, rk::bit_or{}, [](std::mt19937_64& rng) { return std::uint64_t{1} << (rng() % 64); },
-    17);
+    h, sizes, ~std::uint64_t{0}, rk::bit_and{}, [&](std::mt19937_64& rng) { return ~rare_bit(rng); }, 16);
+  check_exact<std::uint64_t>(h, sizes, std::uint64_t{0}, rk::bit_or{}, rare_bit, 17);
   if constexpr (!H::commutative_only)
   {
     check_exact<std::int8_t>(h, sizes, std::int8_t{100}, rk::minimum{}, small_integer<std::int8_t>, 18);
