@@ -31,6 +31,8 @@
 #include <rk/flat_reduce.hpp>
 #include <rk/policy.hpp>
 
+#include <cuda/std/type_traits>
+
 #include <cstdint>
 #include <cstring>
 #include <iterator>
@@ -313,22 +315,12 @@ RK_HOST_DEVICE T finish_whole(const partial<T>& whole, T init, BinaryOp& op)
 }
 } // namespace detail
 
-namespace detail
-{
-/// init's type in rk::finish, deduced from the partial alone (0.0 converts to a partial<float>'s T).
-template <class T>
-struct partial_init
-{
-  using type = T;
-};
-} // namespace detail
-
 /// The result of the whole sequence from its partial (which must start at 0): `op(init, root)`
 /// with rk::reduce's bits over all the items, `init` when there are none (op not called); init is
-/// converted to T, the partial's type.
+/// converted to T, the partial's type (deduced from the partial alone: 0.0 serves a partial<float>).
 /// A record that does not start at 0, or that a failed device combine produced, throws rk::error.
 template <class T, class BinaryOp>
-T finish(const partial<T>& whole, typename detail::partial_init<T>::type init, BinaryOp op)
+T finish(const partial<T>& whole, cuda::std::type_identity_t<T> init, BinaryOp op)
 {
   if (whole.status != partial<T>::valid)
   {

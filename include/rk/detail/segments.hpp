@@ -50,6 +50,15 @@ constexpr bool output_takes()
   }
 }
 
+/// Segment s's length given its first item `begin`, or -1 for a bad segment: one that begins
+/// before `first` (offsets count items from it) or ends before it begins. Every policy's check.
+template <class Segments>
+RK_HOST_DEVICE offset_t checked_segment_items(const Segments& segments, offset_t s, offset_t begin)
+{
+  const offset_t n = begin < 0 ? offset_t{-1} : segments.end(s) - begin;
+  return n < 0 ? offset_t{-1} : n;
+}
+
 /// CSR form: segment s is [offsets[s], offsets[s + 1]).
 template <class OffsetIt>
 struct csr_segments

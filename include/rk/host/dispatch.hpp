@@ -50,12 +50,21 @@ T reduce_nonempty_dispatch(const host_policy& policy, InputIt first, InputIt las
   return detail::reduce_parallel_root<T>(policy, first, detail::checked_distance(first, last), op);
 }
 
+namespace detail
+{
+template <class InputIt>
+constexpr void check_segmented_items()
+{
+  static_assert(is_random_access_v<InputIt>,
+                "rk::segmented_reduce needs random-access items (segments are found by their offsets): copy the "
+                "items into a std::vector first");
+}
+} // namespace detail
+
 template <class InputIt, class Segments, class OutputIt, class T, class BinaryOp>
 void segmented_dispatch(const seq_policy&, InputIt first, const Segments& segments, OutputIt out, T init, BinaryOp op)
 {
-  static_assert(detail::is_random_access_v<InputIt>,
-                "rk::segmented_reduce needs random-access items (segments are found by their offsets): copy the "
-                "items into a std::vector first");
+  detail::check_segmented_items<InputIt>();
   detail::segmented_reduce_seq<T>(first, segments, out, init, op);
 }
 
@@ -63,9 +72,7 @@ template <class InputIt, class Segments, class OutputIt, class T, class BinaryOp
 void segmented_dispatch(const host_policy& policy, InputIt first, const Segments& segments, OutputIt out, T init,
                         BinaryOp op)
 {
-  static_assert(detail::is_random_access_v<InputIt>,
-                "rk::segmented_reduce needs random-access items (segments are found by their offsets): copy the "
-                "items into a std::vector first");
+  detail::check_segmented_items<InputIt>();
   detail::segmented_reduce_host<T>(policy, first, segments, out, init, op);
 }
 

@@ -22,12 +22,12 @@ offset_t checked_total_items(const Segments& segments)
   offset_t total = 0;
   for (offset_t s = 0; s < segments.count; ++s)
   {
-    const offset_t b = segments.begin(s), e = segments.end(s);
-    if (e < b || b < 0)
+    const offset_t b = segments.begin(s), n = checked_segment_items(segments, s, b);
+    if (n < 0)
     {
-      throw error(bad_segment_message(s, b, e));
+      throw error(bad_segment_message(s, b, segments.end(s)));
     }
-    total += e - b;
+    total += n;
   }
   return total;
 }

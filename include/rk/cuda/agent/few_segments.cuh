@@ -72,8 +72,7 @@ __device__ void lay_out_few_segments(const Segments& segments, offset_t blocks, 
       tiles[k]    = 0;
       if (s < count)
       {
-        // n < 0 marks a bad segment: one that ends before it begins, or begins before `first`.
-        const offset_t b = segments.begin(s), n = b < 0 ? offset_t{-1} : segments.end(s) - b;
+        const offset_t b = segments.begin(s), n = checked_segment_items(segments, s, b); // < 0: bad
         layout.first[s] = b;
         tiles[k]        = n > 0 ? ceil_div(n, offset_t{tile_items<Item>}) : 0;
         layout.plan[s]  = {n, tile_split{}};

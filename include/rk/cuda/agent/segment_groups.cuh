@@ -309,9 +309,8 @@ __device__ __forceinline__ void reduce_short_segments(const Input& first, const 
       {
         const offset_t s = batch + k * block_threads + threadIdx.x;
         b[k]             = segments.begin(s);
-        n[k]             = segments.end(s) - b[k];
-        // (b | n) >= 0: neither negative (a bad segment leaves the run, to be reported below).
-        tiny = tiny && (b[k] | n[k]) >= 0 && n[k] <= tiny_lanes * lane_items;
+        n[k]             = checked_segment_items(segments, s, b[k]);
+        tiny             = tiny && n[k] >= 0 && n[k] <= tiny_lanes * lane_items; // a bad one is reported below
       }
       if (__syncthreads_and(tiny))
       {
@@ -354,8 +353,7 @@ __device__ __forceinline__ void reduce_short_segments(const Input& first, const 
     const offset_t s = batch + threadIdx.x;
     if (s < end)
     {
-      // A segment that begins before `first` is as bad as one that ends before it begins.
-      const offset_t b = segments.begin(s), n = b < 0 ? offset_t{-1} : segments.end(s) - b;
+      const offset_t b = segments.begin(s), n = checked_segment_items(segments, s, b);
       if (n <= 0)
       {
         if (n < 0)
