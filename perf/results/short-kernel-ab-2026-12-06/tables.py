@@ -2,7 +2,7 @@
 kernel at four blocks an SM with eight tiny batches (new, e9c2b63) against five blocks and four
 (base, 72e8668), rk_bench_segmented at 2^26 (call 1) and 2^20 items and rk_bench_family's
 reduce_by_key (call 2), two rounds each. NVBench's cold GPU medians, µs (perf/bench_summary.py's
-load; reduce_by_key's CPU times, as its calls wait for their run count)."""
+load), but reduce_by_key's CPU times, as its calls wait for their run count."""
 import os
 import sys
 here = os.path.dirname(os.path.abspath(__file__))
@@ -54,3 +54,25 @@ segmented("seg26", 26, ["all 1", "all 2", "all 8", "all 32", "all 256", "all 102
           "Call 1: rk::device's CSR form, 2^26 items, µs")
 segmented("seg20", 20, ["all 1", "all 2", "all 8", "all 32", "all 256", "all 4096", "one of n/2 + 1-8", "power law",
                         "half empty"], "Call 2: rk::device's CSR form, 2^20 items, µs")
+
+
+def by_key():
+    runs = {k: times(f"rbk-{k}") for k in ["base-r1", "new-r1", "base-r2", "new-r2"]}
+    if not any(runs.values()):
+        return
+
+    def rt(run, length, impl):
+        v = runs[run].get(("reduce_by_key", f"RunLength {length}", 26, impl))
+        return v[0] if v else None
+
+    print("\n## Call 2: rk::reduce_by_key, 2^26 int32 keys and float values, NVBench's CPU times, µs\n")
+    print("| runs of | base (r1 / r2) | new (r1 / r2) | new / base | probe | CUB 3.0.1 |")
+    print("|---|---:|---:|---|---:|---:|")
+    for n in ["1", "2", "8", "8+3", "100", "1000", "1000000", "mix"]:
+        base = [rt(f"base-{r}", n, "rk::reduce_by_key") for r in ["r1", "r2"]]
+        new = [rt(f"new-{r}", n, "rk::reduce_by_key") for r in ["r1", "r2"]]
+        print(f"| {n} | {f(base[0])} / {f(base[1])} | {f(new[0])} / {f(new[1])} | {ratio(new, base)} | "
+              f"{f(rt('base-r1', n, 'probe'))} | {f(rt('new-r1', n, 'cub'))} |")
+
+
+by_key()
