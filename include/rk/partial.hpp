@@ -353,6 +353,9 @@ template <class Offset>
 offset_t checked_piece_offset(const Offset& offset, offset_t n)
 {
   static_assert(std::is_integral_v<Offset>, "rk::reduce_partial: the offset is an integer count of items");
+  // A wider integer (__int128 under GNU extensions) would be cut to 64 bits below without a word.
+  static_assert(sizeof(Offset) <= sizeof(std::uint64_t),
+                "rk::reduce_partial: the offset is at most 64 bits wide: pass it as std::int64_t or std::uint64_t");
   if constexpr (std::is_signed_v<Offset>)
   {
     if (offset < 0)

@@ -111,6 +111,58 @@ TEST_CASE("partials: a piece's tree nodes in closed form are the greedy walk's, 
   }
 }
 
+TEST_CASE("partials: pieces in the last lanes below 2^63 have the shape and nodes of any other piece")
+{
+  // The lane arithmetic must not form offset + lane_items - 1 or the start lane's end there.
+  std::vector<rk_test::affine> items(300);
+  for (std::size_t i = 0; i < items.size(); ++i)
+  {
+    items[i] = rk_test::affine{static_cast<std::uint32_t>(2 * i + 3), static_cast<std::uint32_t>(7 * i + 1)};
+  }
+  const std::int64_t end = INT64_MAX;
+  const auto tail_piece  = rk::reduce_partial(rk::host, items.begin(), items.begin() + 3, end - 10,
+                                              rk_test::affine_compose{});
+  CHECK(tail_piece.head_count == 3);
+  CHECK(tail_piece.node_count == 0);
+  CHECK(!tail_piece.has_tail);
+  // The same items far from the end, at a start whose lane number agrees with the one near the
+  // end in its low ten bits (300 items span fewer than 1024 lanes), so the tree cuts them alike:
+  // every field but the offset matches, values included.
+  const std::int64_t span   = std::int64_t{1024} * tail_piece.lane_items;
+  const std::int64_t far    = span + (end - 300) % span;
+  const std::int64_t cuts[] = {0, 1, 2, static_cast<std::int64_t>(tail_piece.lane_items) - 1, 97, 250, 299, 300};
+  for (const std::int64_t cut : cuts)
+  {
+    for (const std::int64_t at : {end - 300, far})
+    {
+      CAPTURE(cut);
+      CAPTURE(at);
+      const auto a = rk::reduce_partial(rk::host, items.begin(), items.begin() + cut, at, rk_test::affine_compose{});
+      const auto b = rk::reduce_partial(rk::host, items.begin() + cut, items.end(), at + cut,
+                                        rk_test::affine_compose{});
+      const auto joined = rk::combine(a, b, rk_test::affine_compose{});
+      const auto whole  = rk::reduce_partial(rk::host, items.begin(), items.end(), at, rk_test::affine_compose{});
+      REQUIRE(joined.node_count == whole.node_count);
+      CHECK(joined.head_count == whole.head_count);
+      CHECK(joined.has_tail == whole.has_tail);
+      for (int k = 0; k < whole.node_count; ++k)
+      {
+        CHECK(joined.node_level[k] == whole.node_level[k]);
+        CHECK(joined.node(k) == whole.node(k));
+      }
+    }
+  }
+  const auto near_end = rk::reduce_partial(rk::host, items.begin(), items.end(), end - 300, rk_test::affine_compose{});
+  const auto far_away = rk::reduce_partial(rk::host, items.begin(), items.end(), far, rk_test::affine_compose{});
+  REQUIRE(near_end.node_count == far_away.node_count);
+  CHECK(near_end.head_count == far_away.head_count);
+  for (int k = 0; k < near_end.node_count; ++k)
+  {
+    CHECK(near_end.node_level[k] == far_away.node_level[k]);
+    CHECK(near_end.node(k) == far_away.node(k));
+  }
+}
+
 TEST_CASE("partials: combine is associative on the records themselves")
 {
   std::vector<double> v;

@@ -20,9 +20,11 @@ struct piece_lanes
   {
     return offset + length;
   }
+  // Neither this nor head_count forms offset + lane_items - 1 or the start lane's end: a piece in
+  // the last lane below 2^63 would overflow them.
   RK_HOST_DEVICE constexpr offset_t first_full_lane() const
   {
-    return (offset + lane_items - 1) / lane_items;
+    return offset / lane_items + (offset % lane_items != 0 ? 1 : 0);
   }
   RK_HOST_DEVICE constexpr offset_t end_full_lane() const
   {
@@ -31,12 +33,13 @@ struct piece_lanes
   /// Raw items at the front: from a start inside a lane to that lane's end or the piece's.
   RK_HOST_DEVICE constexpr offset_t head_count() const
   {
-    if (offset % lane_items == 0)
+    const offset_t into_lane = offset % lane_items;
+    if (into_lane == 0)
     {
       return 0;
     }
-    const offset_t lane_end = first_full_lane() * lane_items;
-    return (lane_end < end() ? lane_end : end()) - offset;
+    const offset_t to_lane_end = lane_items - into_lane;
+    return to_lane_end < length ? to_lane_end : length;
   }
   /// The piece ends inside a lane whose first item it holds.
   RK_HOST_DEVICE constexpr bool has_tail() const
