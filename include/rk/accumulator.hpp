@@ -11,10 +11,12 @@
 /// \endcode
 
 #include <rk/detail/range.hpp>
+#include <rk/error.hpp>
 #include <rk/functional.hpp>
 #include <rk/partial.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <type_traits>
 #include <utility>
@@ -35,11 +37,13 @@ public:
       , op_(op)
   {}
 
+  /// Appends [first, last) at `length`, the sequence's items so far, and advances it.
   template <class InputIt>
-  void add(InputIt first, InputIt last, offset_t offset)
+  void add(InputIt first, InputIt last, offset_t& length)
   {
-    partial<T> piece = reduce_partial<T>(policy_, first, last, offset, op_);
+    partial<T> piece = reduce_partial<T>(policy_, first, last, length, op_);
     whole_           = whole_ ? combine(*whole_, piece, op_) : piece;
+    length += piece.length;
   }
 
   T finish_with(T init) const
@@ -79,8 +83,14 @@ public:
                   "rk::accumulator::add needs random-access iterators (a chunk's length places it in the tree): "
                   "copy the items into a std::vector or thrust::device_vector first");
     const std::int64_t n = detail::checked_distance(first, last);
+    if (n > std::numeric_limits<std::int64_t>::max() - count_)
+    {
+      throw error("rk::accumulator::add: the sequence would pass 2^63 - 1 items");
+    }
+    // count_ advances as the items go in: a pageable chunk on a GPU policy goes in a staged
+    // piece at a time, so when add throws, size() says where the sequence ends and the next
+    // chunk still joins it.
     state_.add(std::move(first), std::move(last), count_);
-    count_ += n;
     return *this;
   }
 
@@ -90,7 +100,8 @@ public:
     return state_.finish_with(init_);
   }
 
-  /// Items added so far.
+  /// Items added so far; after an add that threw, those of its chunk that went in (none but on a
+  /// GPU policy, whose pageable chunks go in a staged piece at a time).
   std::int64_t size() const noexcept
   {
     return count_;

@@ -41,8 +41,10 @@ public:
     }
   }
 
+  /// Appends [first, last) at `length`, the sequence's items so far, and advances it as each
+  /// piece is enqueued (a pageable chunk goes in a staged piece at a time).
   template <class InputIt>
-  void add(InputIt first, InputIt last, offset_t offset)
+  void add(InputIt first, InputIt last, offset_t& length)
   {
     // The records live across calls, so they cannot be a graph's: before anything is enqueued.
     check_not_capturing(policy_.stream, "rk::accumulator::add",
@@ -55,16 +57,20 @@ public:
       const offset_t n = last - first;
       if (n > 0 && is_pageable_host_memory(p))
       {
-        staging_.stream_through(p, n, policy_.stream, [&](const auto* staged, offset_t m, offset_t done) {
-          add_device(staged, staged + m, offset + done);
+        staging_.stream_through(p, n, policy_.stream, [&](const auto* staged, offset_t m, offset_t) {
+          add_device(staged, staged + m, length);
+          length += m;
         });
         return;
       }
-      add_device(p, p + n, offset); // pinned, managed or device memory: read in place
+      add_device(p, p + n, length); // pinned, managed or device memory: read in place
+      length += n;
     }
     else
     {
-      add_device(first, last, offset);
+      const offset_t n = last - first;
+      add_device(std::move(first), std::move(last), length);
+      length += n;
     }
   }
 
