@@ -328,6 +328,27 @@ void errors(const rank_env& env, report& out)
   }
   catch (const rk::invalid_range&)
   {}
+  // A negative shard offset, and one that puts the shard's end past 2^63 - 1 items.
+  try
+  {
+    (void) env.nccl().with_offset(-1);
+    out.expect(false, "with_offset(-1) did not throw");
+  }
+  catch (const rk::error& e)
+  {
+    out.expect(std::string(e.what()).find("negative") != std::string::npos,
+               std::string("with_offset(-1) threw without naming the cause: ") + e.what());
+  }
+  try
+  {
+    (void) rk::reduce(env.nccl().on(env.stream).with_offset(INT64_MAX - 2), items.begin(), items.end(), 0);
+    out.expect(false, "a shard offset past 2^63 - 1 items did not throw");
+  }
+  catch (const rk::error& e)
+  {
+    out.expect(std::string(e.what()).find("2^63") != std::string::npos,
+               std::string("a shard offset past 2^63 - 1 items threw without naming the cause: ") + e.what());
+  }
   // The value-returning call cannot be captured: it waits.
   cuda_ok(cudaStreamBeginCapture(env.stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
   bool refused = false;

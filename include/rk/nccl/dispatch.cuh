@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -195,6 +196,10 @@ void reduce_shards_exactly(const nccl_policy<Backend, Provider>& policy, const n
                            T init, T* out, const BinaryOp& user_op, const device_facts& device)
 {
   const bool offset_given = policy.shard_offset >= 0;
+  if (offset_given && n > std::numeric_limits<offset_t>::max() - policy.shard_offset)
+  {
+    throw error("rk::nccl: the shard's offset (.with_offset) plus its length is more than 2^63 - 1 items");
+  }
 #if RK_NCCL_DEVICE_API
   if (reduces_on_guessed_offset<T>(policy, n))
   {

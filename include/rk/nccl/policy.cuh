@@ -15,6 +15,7 @@
 /// \endcode
 
 #include <rk/cuda/policy.cuh>
+#include <rk/error.hpp>
 #include <rk/nccl/workspace.cuh>
 #include <rk/policy.hpp>
 
@@ -23,6 +24,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <string>
 
 namespace rk
 {
@@ -56,9 +58,15 @@ struct nccl_policy : execution_policy<nccl_policy<LocalBackend, LocalProvider>>
 
   /// A copy that takes `offset` as this rank's shard offset (the shard lengths of the ranks before
   /// it, added up) instead of asking the other ranks: one step less (the exchange of the lengths,
-  /// and the plan made on the GPU). Used by the reproducible local policies only.
-  constexpr nccl_policy with_offset(std::int64_t offset) const noexcept
+  /// and the plan made on the GPU). Used by the reproducible local policies only. Every rank of a
+  /// call passes its offset, or none does: the two make different exchanges. An offset that is not
+  /// that sum stops the call's last kernel (a device-side trap, reported by the next CUDA call).
+  constexpr nccl_policy with_offset(std::int64_t offset) const
   {
+    if (offset < 0)
+    {
+      throw error("rk::nccl_policy::with_offset: the offset is negative (" + std::to_string(offset) + ")");
+    }
     nccl_policy copy  = *this;
     copy.shard_offset = offset;
     return copy;
