@@ -98,6 +98,9 @@ constexpr void check_axes_call()
 {
   static_assert(XExtents::rank() >= 1 && XExtents::rank() <= max_view_rank,
                 "rk::reduce_axes reduces arrays of rank 1 to 8 (a rank-0 view has one item: use it directly)");
+  static_assert(OutExtents::rank() <= XExtents::rank(),
+                "rk::reduce_axes: out keeps the axes of x that are not reduced, so its rank is at most x's: pass an "
+                "out of rank rank(x) - count(axes)");
   static_assert(is_rk_layout_v<XLayout> && is_rk_layout_v<OutLayout>,
                 "rk::reduce_axes takes views in cuda::std::layout_right, layout_left or layout_stride; make a "
                 "layout_stride view of other strided layouts");
