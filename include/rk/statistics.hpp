@@ -55,7 +55,7 @@ struct mean_var_op
   {
     const std::int64_t count = a.count + b.count;
     const T delta            = b.mean - a.mean;
-    const T weight_b         = static_cast<T>(b.count) / static_cast<T>(count); // nb / n
+    const T weight_b         = detail::rounded_quotient(static_cast<T>(b.count), static_cast<T>(count)); // nb / n
     const T mean             = a.mean + detail::rounded_product(delta, weight_b);
     // delta^2 * na * nb / n, each product rounded on its own.
     const T spread = detail::rounded_product(detail::rounded_product(delta, delta),
