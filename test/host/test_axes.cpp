@@ -96,6 +96,14 @@ TEST_CASE("rk::reduce_axes: bad axes and shapes throw rk::error naming them, bef
         }).find("out has shape (2, 4), but the kept axes of x (shape (2, 3, 4)) have shape (3, 4)")
         != std::string::npos);
   CHECK(message_of([] { rk::axes too_many{0, 1, 2, 3, 4, 5, 6, 7, 0}; }).find("at most 8 axes") != std::string::npos);
+  // A broadcast out (stride 0 along an axis of 4): four outputs would share one element.
+  using stride_map = cuda::std::layout_stride::mapping<cuda::std::dextents<int, 2>>;
+  const cuda::std::mdspan<int, cuda::std::dextents<int, 2>, cuda::std::layout_stride> broadcast(
+    c.out.data(), stride_map(cuda::std::dextents<int, 2>(2, 4), cuda::std::array<int, 2>{4, 0}));
+  CHECK(message_of([&] {
+          rk::reduce_axes(rk::host, c.x, rk::axes{1}, broadcast, 0);
+        }).find("out's stride along its axis 1 is 0")
+        != std::string::npos);
   CHECK(c.out == std::vector<int>(8, -1));
   rk::reduce_axes(rk::host, c.x, rk::axes{1}, c.o, 0);
   CHECK(c.out == std::vector<int>(8, 3));

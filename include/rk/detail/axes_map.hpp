@@ -266,6 +266,15 @@ inline axes_plan plan_axes(const char* who, const offset_t* x_extent, const offs
                   + ", but the kept axes of x (shape " + x_shape + ") have shape "
                   + shape_string(plan.kept.extent, plan.kept.rank));
     }
+    // Each output needs an element of its own: a layout_stride out with a zero stride (a
+    // broadcast view) would have several outputs race for one. (Negative strides break
+    // layout_stride's preconditions; positive ones that overlap are left to the caller.)
+    if (out_extent[k] > 1 && out_stride[k] <= 0)
+    {
+      throw error(std::string(who) + ": out's stride along its axis " + std::to_string(k) + " is "
+                  + std::to_string(out_stride[k])
+                  + ", so its outputs would share elements: give out a positive stride there");
+    }
     plan.out.extent[k] = out_extent[k];
     plan.out.stride[k] = out_stride[k];
   }
