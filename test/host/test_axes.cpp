@@ -104,6 +104,11 @@ TEST_CASE("rk::reduce_axes: bad axes and shapes throw rk::error naming them, bef
           rk::reduce_axes(rk::host, c.x, rk::axes{1}, broadcast, 0);
         }).find("out's stride along its axis 1 is 0")
         != std::string::npos);
+  // An out with no elements has layout_right strides of 0 (5 x 0: strides 0, 1): nothing to share.
+  std::vector<int> none(1);
+  const cuda::std::mdspan<const int, cuda::std::dextents<int, 3>> x_empty(none.data(), 5, 0, 3);
+  const cuda::std::mdspan<int, cuda::std::dextents<int, 2>> out_empty(none.data(), 5, 0);
+  CHECK(message_of([&] { rk::reduce_axes(rk::host, x_empty, rk::axes{2}, out_empty, 0); }) == "no rk::error");
   CHECK(c.out == std::vector<int>(8, -1));
   rk::reduce_axes(rk::host, c.x, rk::axes{1}, c.o, 0);
   CHECK(c.out == std::vector<int>(8, 3));

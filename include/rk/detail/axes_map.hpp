@@ -268,8 +268,9 @@ inline axes_plan plan_axes(const char* who, const offset_t* x_extent, const offs
     }
     // Each output needs an element of its own: a layout_stride out with a zero stride (a
     // broadcast view) would have several outputs race for one. (Negative strides break
-    // layout_stride's preconditions; positive ones that overlap are left to the caller.)
-    if (out_extent[k] > 1 && out_stride[k] <= 0)
+    // layout_stride's preconditions; positive ones that overlap are left to the caller.) An out
+    // with no elements has none to share, and layout_right gives it zero strides (5 x 0: 0, 1).
+    if (out_extent[k] > 1 && out_stride[k] <= 0 && plan.kept.items() > 0)
     {
       throw error(std::string(who) + ": out's stride along its axis " + std::to_string(k) + " is "
                   + std::to_string(out_stride[k])
