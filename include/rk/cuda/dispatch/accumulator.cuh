@@ -57,7 +57,7 @@ public:
       const offset_t n = last - first;
       if (n > 0 && is_pageable_host_memory(p))
       {
-        staging_.stream_through(p, n, policy_.stream, [&](const auto* staged, offset_t m, offset_t) {
+        staging_.stream_through(p, n, policy_.stream, [&](const auto* staged, offset_t m) {
           add_device(staged, staged + m, length);
           length += m;
         });

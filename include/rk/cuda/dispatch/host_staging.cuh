@@ -40,7 +40,7 @@ public:
   }
 
   /// Copies the n items from `first` into the buffers a piece at a time and calls
-  /// reduce(staged, m, done) for each piece [done, done + m), which enqueues on `stream` the work
+  /// reduce(staged, m) for each piece of m items, in order, which enqueues on `stream` the work
   /// that reads it. Returns once every item is copied (the caller's memory is free again), without
   /// waiting for the GPU beyond a buffer's previous piece.
   template <class V, class Reduce>
@@ -59,7 +59,7 @@ public:
       next_ ^= 1;
       throw_on_error(cudaEventSynchronize(b.read), "rk::accumulator: waiting for a staging buffer");
       copy_in_parallel(b.host, first + done, static_cast<std::size_t>(m) * sizeof(V));
-      reduce(static_cast<const V*>(b.host), m, done);
+      reduce(static_cast<const V*>(b.host), m);
       throw_on_error(cudaEventRecord(b.read, stream), "rk::accumulator: marking a staging buffer's reads");
       done += m;
     }
