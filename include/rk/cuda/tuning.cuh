@@ -171,18 +171,20 @@ inline constexpr int final_values_in_flight = 4;
 /// Threads of the short-segment kernel.
 inline constexpr int segment_block_threads = 256;
 
-/// Blocks per SM the short-segment kernel is compiled for (a register budget: 48, with some
-/// spills). Its 1-8-item segments are bound by memory latency, so by the loads in flight per SM.
-/// With the long list's append inline, ptxas alone gave it 64 registers and four blocks; at five,
-/// 2^26 one-item segments took 388 / 369 / 482 us (int32 / float / double) against 399 / 399 / 520
-/// at four, 2-item ones 224 / 214 / 295 against 227 / 227 / 319, while int32's 8- and 32-item
-/// ones went from 95 to 101 and 104 to 109 (H200, one session). Before the append (one-block
-/// plan), 48 registers without the bound: int32 one-item segments 350 us.
-inline constexpr int short_segment_min_blocks_per_sm = 5;
+/// Blocks per SM the short-segment kernel is compiled for (a register budget: 64, no spills with the
+/// tiny run's lengths as int). At five (48 registers) it spilled 80-108 bytes, 9.5 local loads a
+/// 4096-item segment (ncu); four took CSR segments of 8 to 8192 items 1-11 % faster, 5-11 % at
+/// 256-4096, for int32, float and double (H100, one session). Its 1-8-item segments are bound by
+/// memory latency, so by the loads in flight per SM: those lost 2-6 % at four blocks until
+/// tiny_batches went from four to eight (below).
+inline constexpr int short_segment_min_blocks_per_sm = 4;
 
 /// Batches of one-lane segments the short-segment kernel reduces in one step, each thread with
 /// this many segments in flight: a batch at a time, that path waits on a round trip per segment.
-inline constexpr int tiny_batches = 4;
+/// At four blocks an SM, eight against four: 2^26 one-item segments 453.7 -> 429.4 us (int32),
+/// 453.6 -> 429.3 (float), 623.7 -> 603.4 (double); five blocks with four batches had 426.3,
+/// 444.0, 626.2 (H100, one session).
+inline constexpr int tiny_batches = 8;
 
 /// Lanes a segment may span and still take the one-thread step above: two for items of 8 bytes or
 /// more (8-item double segments took 373 us at 2^26 on lane groups, 183 us on threads, H200), one

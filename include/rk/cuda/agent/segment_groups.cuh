@@ -297,20 +297,27 @@ __device__ __forceinline__ void reduce_short_segments(const Input& first, const 
   const offset_t begin = count * blockIdx.x / gridDim.x, end = count * (blockIdx.x + 1) / gridDim.x;
   for (offset_t batch = begin; batch < end;)
   {
-    // A run of tiny_batches batches whose segments all fit tiny_segment_lanes lanes (1-8 int32
-    // items, 1-8 doubles) is reduced in one step, each thread with tiny_batches segments in
-    // flight: a batch at a time, this path waits on a round trip per segment and is latency-bound.
-    if (end - batch >= offset_t{tiny_batches} * block_threads)
+    // A run of up to tiny_batches full batches whose segments all fit tiny_segment_lanes lanes
+    // (1-8 int32 items, 1-8 doubles) is reduced in one step, each thread with a segment of each
+    // batch in flight: a batch at a time, this path waits on a round trip per segment and is
+    // latency-bound. The run stops at the block's last full batch, so blocks of a few batches
+    // (calls of 2^20 short segments) take it too. A shorter run reads its last batch again in the
+    // slots past its end, so every load is unconditional and issued together; its reductions and stores stop.
+    const offset_t full_batches = (end - batch) / block_threads;
+    if (full_batches > 0)
     {
-      offset_t b[tiny_batches], n[tiny_batches];
+      const int run = full_batches < tiny_batches ? static_cast<int>(full_batches) : tiny_batches;
+      offset_t b[tiny_batches];
+      int n[tiny_batches]; // clamped: a longer segment only makes the run not tiny; -1: bad
       bool tiny = true;
 #pragma unroll
       for (int k = 0; k < tiny_batches; ++k)
       {
-        const offset_t s = batch + k * block_threads + threadIdx.x;
-        b[k]             = segments.begin(s);
-        n[k]             = checked_segment_items(segments, s, b[k]);
-        tiny             = tiny && n[k] >= 0 && n[k] <= tiny_lanes * lane_items; // a bad one is reported below
+        const offset_t s     = batch + (k < run ? k : run - 1) * block_threads + threadIdx.x;
+        b[k]                 = segments.begin(s);
+        const offset_t items = checked_segment_items(segments, s, b[k]);
+        n[k] = static_cast<int>(items <= tiny_lanes * lane_items ? items : tiny_lanes * lane_items + 1);
+        tiny = tiny && n[k] >= 0 && n[k] <= tiny_lanes * lane_items; // a bad one is reported below
       }
       if (__syncthreads_and(tiny))
       {
@@ -318,25 +325,27 @@ __device__ __forceinline__ void reduce_short_segments(const Input& first, const 
 #pragma unroll
         for (int k = 0; k < tiny_batches; ++k)
         {
-          if (n[k] > 0)
+          if (k < run && n[k] > 0)
           {
-            const int length = static_cast<int>(n[k]);
             if constexpr (tiny_lanes == 2)
             {
-              value[k].emplace(apply_init(init, two_lane_tree<lane_items, T>(first, b[k], length, op), op));
+              value[k].emplace(apply_init(init, two_lane_tree<lane_items, T>(first, b[k], n[k], op), op));
             }
             else
             {
-              value[k].emplace(apply_init(init, lane_fold<lane_items, T>(first, b[k], length, op), op));
+              value[k].emplace(apply_init(init, lane_fold<lane_items, T>(first, b[k], n[k], op), op));
             }
           }
         }
 #pragma unroll
         for (int k = 0; k < tiny_batches; ++k)
         {
-          out[batch + k * block_threads + threadIdx.x] = n[k] > 0 ? value[k].value : empty_segment_value<T>(init);
+          if (k < run)
+          {
+            out[batch + k * block_threads + threadIdx.x] = n[k] > 0 ? value[k].value : empty_segment_value<T>(init);
+          }
         }
-        batch += offset_t{tiny_batches} * block_threads;
+        batch += offset_t{run} * block_threads;
         continue;
       }
     }
