@@ -316,8 +316,8 @@ __device__ __forceinline__ void reduce_short_segments(const Input& first, const 
         const offset_t s     = batch + (k < run ? k : run - 1) * block_threads + threadIdx.x;
         b[k]                 = segments.begin(s);
         const offset_t items = checked_segment_items(segments, s, b[k]);
-        n[k] = static_cast<int>(items <= tiny_lanes * lane_items ? items : tiny_lanes * lane_items + 1);
-        tiny = tiny && n[k] >= 0 && n[k] <= tiny_lanes * lane_items; // a bad one is reported below
+        n[k]                 = static_cast<int>(items <= tiny_lanes * lane_items ? items : tiny_lanes * lane_items + 1);
+        tiny                 = tiny && n[k] >= 0 && n[k] <= tiny_lanes * lane_items; // a bad one is reported below
       }
       if (__syncthreads_and(tiny))
       {
