@@ -155,7 +155,17 @@ void axes_dispatch(const gpu_policy<Backend, Provider>& policy, const detail::ax
     }
     return;
   }
-  if constexpr (Backend == gpu_backend::atomic)
+  if (plan.rows_are_dense() && plan.output_is_dense())
+  {
+    // x's rows into a dense out: rk::segmented_reduce's fixed-size form on plain pointers. Through
+    // axes_output, whose index arithmetic made the long-row kernels spill, double rows of
+    // 8192 x 8192 took 204 us against 189 through a pointer (H100).
+    detail::with_transform<T>(source, source.data, [&](auto input) {
+      detail::enqueue_segmented_reduce(policy, input, detail::fixed_segments{plan.reduced_items, plan.outputs}, out,
+                                       init, op);
+    });
+  }
+  else if constexpr (Backend == gpu_backend::atomic)
   {
     detail::enqueue_axes_as_segments(policy, source, plan, out, init, op);
   }
@@ -245,7 +255,7 @@ explanation explain_axes_route(const gpu_policy<Backend, Provider>& policy, cons
   const axes_source<U, untransformed> source{nullptr, {}};
   explanation e;
   with_axes_input<T>(source, plan, [&](auto input) {
-    e = plan.output_is_dense() || Backend == gpu_backend::atomic
+    e = (plan.rows_are_dense() && plan.output_is_dense()) || Backend == gpu_backend::atomic
         ? explain_segmented_dispatch(policy, input, plan.outputs, static_cast<T*>(nullptr), init, op)
         : explain_segmented_dispatch(policy, input, plan.outputs, axes_output<T>{nullptr, plan.out, 0}, init, op);
   });
