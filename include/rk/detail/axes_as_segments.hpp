@@ -27,18 +27,20 @@ void with_transform(const axes_source<U, Transform>& source, Input input, F&& f)
   }
 }
 
-/// Calls `f` with what the segments are read from: x's pointer or axes_input, under the transform.
+/// Calls `f(input, rows_are_dense)` with what the segments are read from, x's pointer or
+/// axes_input, under the transform; `rows_are_dense` is std::true_type for x's pointer, so a caller
+/// can choose per reader at compile time.
 template <class T, class U, class Transform, class F>
 void with_axes_input(const axes_source<U, Transform>& source, const axes_plan& plan, F&& f)
 {
-  const auto transformed = [&](auto input) { with_transform<T>(source, input, f); };
   if (plan.rows_are_dense())
   {
-    transformed(source.data);
+    with_transform<T>(source, source.data, [&](auto input) { f(input, std::true_type{}); });
   }
   else
   {
-    transformed(axes_input<U>{{}, source.data, plan.kept, plan.reduced, plan.reduced_items, 0});
+    with_transform<T>(source, axes_input<U>{{}, source.data, plan.kept, plan.reduced, plan.reduced_items, 0},
+                      [&](auto input) { f(input, std::false_type{}); });
   }
 }
 
@@ -48,7 +50,7 @@ template <class Policy, class U, class Transform, class Output, class T, class B
 void reduce_axes_as_segments(const Policy& policy, const axes_source<U, Transform>& source, const axes_plan& plan,
                              Output output, T init, BinaryOp op)
 {
-  with_axes_input<T>(source, plan, [&](auto input) {
+  with_axes_input<T>(source, plan, [&](auto input, auto) {
     segmented_reduce(policy, input, plan.outputs, plan.reduced_items, output, init, op);
   });
 }

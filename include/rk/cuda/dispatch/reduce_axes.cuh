@@ -65,13 +65,45 @@ void run_runs(cudaStream_t stream, const device_facts& device, const axes_source
   });
 }
 
-/// The segment engine over the outputs' items (rk/detail/axes_as_segments.hpp).
-template <gpu_backend Backend, class Provider, class U, class Transform, class Output, class T, class BinaryOp>
-void enqueue_axes_as_segments(const gpu_policy<Backend, Provider>& policy, const axes_source<U, Transform>& source,
-                              const axes_plan& plan, Output output, const T& init, const BinaryOp& op)
+/// Calls `f` with what the segment route writes out through: out itself where out is dense and
+/// x's rows are read in place (through axes_output, whose index arithmetic made the long-row
+/// kernels spill, double rows of 8192 x 8192 took 204 us against 189 through a pointer, H100),
+/// and always under rk::atomic, which combines into out and so requires it dense; axes_output
+/// otherwise. Deciding per reader at compile time keeps axes_input from meeting a plain out off
+/// rk::atomic, an instantiation no route needs.
+template <gpu_backend Backend, bool RowsAreDense, class T, class F>
+void with_segment_output(const axes_plan& plan, T* out, F&& f)
 {
-  with_axes_input<T>(source, plan, [&](auto input) {
-    enqueue_segmented_reduce(policy, input, fixed_segments{plan.reduced_items, plan.outputs}, output, init, op);
+  if constexpr (Backend == gpu_backend::atomic)
+  {
+    f(out);
+  }
+  else if constexpr (RowsAreDense)
+  {
+    if (plan.output_is_dense())
+    {
+      f(out);
+    }
+    else
+    {
+      f(axes_output<T>{out, plan.out, 0});
+    }
+  }
+  else
+  {
+    f(axes_output<T>{out, plan.out, 0});
+  }
+}
+
+/// The segment engine's fixed-size form over the outputs' items (rk/detail/axes_as_segments.hpp).
+template <gpu_backend Backend, class Provider, class U, class Transform, class T, class BinaryOp>
+void enqueue_axes_as_segments(const gpu_policy<Backend, Provider>& policy, const axes_source<U, Transform>& source,
+                              const axes_plan& plan, T* out, const T& init, const BinaryOp& op)
+{
+  with_axes_input<T>(source, plan, [&](auto input, auto rows_are_dense) {
+    with_segment_output<Backend, decltype(rows_are_dense)::value>(plan, out, [&](auto output) {
+      enqueue_segmented_reduce(policy, input, fixed_segments{plan.reduced_items, plan.outputs}, output, init, op);
+    });
   });
 }
 } // namespace detail
@@ -155,24 +187,7 @@ void axes_dispatch(const gpu_policy<Backend, Provider>& policy, const detail::ax
     }
     return;
   }
-  if (plan.rows_are_dense() && plan.output_is_dense())
-  {
-    // x's rows into a dense out: rk::segmented_reduce's fixed-size form on plain pointers. Through
-    // axes_output, whose index arithmetic made the long-row kernels spill, double rows of
-    // 8192 x 8192 took 204 us against 189 through a pointer (H100).
-    detail::with_transform<T>(source, source.data, [&](auto input) {
-      detail::enqueue_segmented_reduce(policy, input, detail::fixed_segments{plan.reduced_items, plan.outputs}, out,
-                                       init, op);
-    });
-  }
-  else if constexpr (Backend == gpu_backend::atomic)
-  {
-    detail::enqueue_axes_as_segments(policy, source, plan, out, init, op);
-  }
-  else
-  {
-    detail::enqueue_axes_as_segments(policy, source, plan, detail::axes_output<T>{out, plan.out, 0}, init, op);
-  }
+  detail::enqueue_axes_as_segments(policy, source, plan, out, init, op);
 }
 namespace detail
 {
@@ -254,10 +269,10 @@ explanation explain_axes_route(const gpu_policy<Backend, Provider>& policy, cons
     + ". ";
   const axes_source<U, untransformed> source{nullptr, {}};
   explanation e;
-  with_axes_input<T>(source, plan, [&](auto input) {
-    e = (plan.rows_are_dense() && plan.output_is_dense()) || Backend == gpu_backend::atomic
-        ? explain_segmented_dispatch(policy, input, plan.outputs, static_cast<T*>(nullptr), init, op)
-        : explain_segmented_dispatch(policy, input, plan.outputs, axes_output<T>{nullptr, plan.out, 0}, init, op);
+  with_axes_input<T>(source, plan, [&](auto input, auto rows_are_dense) {
+    with_segment_output<Backend, decltype(rows_are_dense)::value>(plan, static_cast<T*>(nullptr), [&](auto output) {
+      e = explain_segmented_dispatch(policy, input, plan.outputs, output, init, op);
+    });
   });
   e.size   = plan.outputs * plan.reduced_items;
   e.reason = route + e.reason;
