@@ -209,7 +209,7 @@ __device__ T group_tree(const Input& first, offset_t begin, offset_t n, Op& op, 
 {
   if constexpr (Width < warp_threads)
   {
-    return tile_value<LaneItems, T>(first, begin, n, op, rel);
+    return tile_value<LaneItems, T, Width>(first, begin, n, op, rel);
   }
   else
   {

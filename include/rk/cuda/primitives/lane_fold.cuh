@@ -143,9 +143,10 @@ __device__ __forceinline__ T lane_fold(const It& first, offset_t begin, int coun
 /// The value of a tile of `count` items (1 to a tile's worth; 0 marks a group without a tile)
 /// from `first + begin`, by the Width >= count / LaneItems lanes that hold it (`lane` is this
 /// thread's place among them): each lane folds its items, lanes without items drop out, the
-/// lanes combine pairwise. Result valid in the group's lane 0. Inlined: each caller's path is hot
-/// (a called copy in the segmented warps measured 10-20 % slower).
-template <int LaneItems, class T, class It, class Op>
+/// lanes combine pairwise (within groups of Width lanes where Width < 32: warp_reduce). Result valid
+/// in the group's lane 0. Inlined: each caller's path is hot (a called copy in the segmented warps
+/// measured 10-20 % slower).
+template <int LaneItems, class T, int Width = warp_threads, class It, class Op>
 __device__ __forceinline__ T tile_value(const It& first, offset_t begin, offset_t count, Op& op, int lane)
 {
   const int lanes = static_cast<int>(ceil_div<LaneItems>(count));
@@ -156,6 +157,6 @@ __device__ __forceinline__ T tile_value(const It& first, offset_t begin, offset_
     const offset_t left = count - at;
     mine.emplace(lane_fold<LaneItems, T>(first, begin + at, left < LaneItems ? static_cast<int>(left) : LaneItems, op));
   }
-  return warp_reduce(mine.value, op, lane, lanes);
+  return warp_reduce<1, Width>(mine.value, op, lane, lanes);
 }
 } // namespace rk::detail
