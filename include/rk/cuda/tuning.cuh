@@ -177,8 +177,8 @@ inline constexpr int segment_block_threads = 256;
 /// 256-4096, for int32, float and double (H100, one session). Its 1-8-item segments are bound by
 /// memory latency, so by the loads in flight per SM: those lost 2-6 % at four blocks until
 /// tiny_batches went from four to eight (below). Three (80 registers) took 1.10-1.21x four's time
-/// on CSR segments of 1 and 32 items and the irregular layouts, and still lost 1.02-1.18x with the
-/// registers spent on two lane-group queue rounds in flight (H100, another session).
+/// on CSR segments of 1 and 32 items and the irregular layouts; spending its extra registers on two
+/// lane-group queue rounds in flight still left 32-item segments at 1.02-1.18x (H100, another session).
 inline constexpr int short_segment_min_blocks_per_sm = 4;
 
 /// Batches of one-lane segments the short-segment kernel reduces in one step, each thread with

@@ -66,8 +66,8 @@ void run_runs(cudaStream_t stream, const device_facts& device, const axes_source
 }
 
 /// Calls `f` with what the segment route writes out through: out itself where out is dense and
-/// x's rows are read in place (through axes_output, whose index arithmetic made the long-row
-/// kernels spill, double rows of 8192 x 8192 took 204 us against 189 through a pointer, H100),
+/// x's rows are read in place (axes_output's index arithmetic made the long-row kernels spill
+/// there: double rows of 8192 x 8192 took 204 us through it against 189 through a pointer, H100),
 /// and always under rk::atomic, which combines into out and so requires it dense; axes_output
 /// otherwise. Deciding per reader at compile time keeps axes_input from meeting a plain out off
 /// rk::atomic, an instantiation no route needs.
