@@ -178,17 +178,26 @@ inline constexpr int segment_block_threads = 256;
 /// memory latency, so by the loads in flight per SM: those lost 2-6 % at four blocks until
 /// tiny_batches went from four to eight (below). Three (80 registers) took 1.10-1.21x four's time
 /// on CSR segments of 1 and 32 items and the irregular layouts; spending its extra registers on two
-/// lane-group queue rounds in flight still left 32-item segments at 1.02-1.18x (H100, another session).
+/// lane-group queue rounds in flight still left 32-item segments at 1.02-1.18x (H100, another session;
+/// all measured before packed lanes replaced the lane-group queues).
 inline constexpr int short_segment_min_blocks_per_sm = 4;
 
 /// Batches of one-lane segments the short-segment kernel reduces in one step, each thread with
 /// this many segments in flight: a batch at a time, that path waits on a round trip per segment.
 /// At four blocks an SM, eight against four: 2^26 one-item segments 453.7 -> 429.4 us (int32),
 /// 453.6 -> 429.3 (float), 623.7 -> 603.4 (double); five blocks with four batches had 426.3,
-/// 444.0, 626.2 (H100, one session). A block with fewer batches left runs the ones it has on this
-/// path: 2^20 one- to 32-item segments took 9-24 % less time than five blocks with four batches,
-/// which sent such blocks through the queues (H100, another session).
+/// 444.0, 626.2 (H100, one session; a block's batches then, a warp's now). A warp with fewer
+/// batches left runs the ones it has on this path: 2^20 one- to 32-item segments took 9-24 % less
+/// time than five blocks with four batches, which sent such blocks through the lane-group queues
+/// of the time (H100, another session).
 inline constexpr int tiny_batches = 8;
+
+/// Rounds of packed lanes (rk/cuda/agent/segment_groups.cuh: a warp's segments of at most a tile,
+/// whole segments to a round of 32 lanes) whose loads a warp issues together. Four took 1.00-1.09x
+/// two's time over ten CSR layouts at 2^26 (int32, float, double; doubles' 8-item segments the
+/// worst): their items pushed the kernel past its 64 registers, into 3-60 more local loads and
+/// stores (H100).
+inline constexpr int packed_rounds_in_flight = 2;
 
 /// Lanes a segment may span and still take the one-thread step above: two for items of 8 bytes or
 /// more (8-item double segments took 373 us at 2^26 on lane groups, 183 us on threads, H200), one

@@ -1,10 +1,11 @@
 #pragma once
-// The short segments' block body: a segment of at most one lane's items is folded by one thread,
-// one of up to 4, 8 or 16 lanes' worth by a group of that many lanes (several segments per
-// warp), a longer one by a warp, tile by tile, all with rk::reduce's tree counted from the
-// segment's first item (rk/detail/tree.hpp). Segments longer than long_segment_min_tiles tiles go
-// on the long list (rk/cuda/agent/segment_planner.cuh) while it has room; past it, a warp takes
-// them too: slower, never wrong.
+// The short segments' block body, a warp at a time: 32 segments, a lane each. A run of batches
+// whose segments all fit one lane (two for 8-byte items) is folded a thread a segment; otherwise
+// the batch's segments of at most a tile are packed lane by lane into rounds of the warp, whole
+// segments to a round, and one longer goes to the whole warp, tile by tile. All get rk::reduce's
+// tree counted from the segment's first item (rk/detail/tree.hpp). Segments longer than
+// long_segment_min_tiles tiles go on the long list (rk/cuda/agent/segment_planner.cuh) while it
+// has room; past it, a warp takes them too: slower, never wrong.
 
 #include <rk/cuda/agent/segment_planner.cuh>
 #include <rk/cuda/primitives/lane_fold.cuh>
@@ -201,109 +202,211 @@ __device__ __noinline__ T many_windows(Input first, offset_t begin, offset_t n, 
   return warp_windows_root<LaneItems, T>(first, begin, n, op, lane);
 }
 
-/// The tree over `n` items from `begin` by a group of Width lanes: a group of fewer than 32 lanes
-/// holds at most one tile; a warp walks the tiles. Result valid in the group's lane 0. All lanes
-/// of the warp call it; `n` == 0 marks a group without a segment.
-template <int Width, int LaneItems, class T, class Input, class Op>
-__device__ T group_tree(const Input& first, offset_t begin, offset_t n, Op& op, int rel)
+/// The tree over a segment of more than a tile by a whole warp: its windows (window_node), a segment
+/// of more than one window out of line (many_windows). Result valid in lane 0.
+template <int LaneItems, class T, class Input, class Op>
+__device__ __forceinline__ T warp_segment_tree(const Input& first, offset_t begin, offset_t n, Op& op, int lane)
 {
-  if constexpr (Width < warp_threads)
+  if (n <= offset_t{warp_threads} * warp_threads * LaneItems)
   {
-    return tile_value<LaneItems, T, Width>(first, begin, n, op, rel);
+    return window_node<LaneItems, T>(first, begin, n, 0, op, lane);
   }
-  else
-  {
-    if (n <= offset_t{warp_threads} * warp_threads * LaneItems)
-    {
-      return window_node<LaneItems, T>(first, begin, n, 0, op, rel);
-    }
-    return many_windows<LaneItems, T>(first, begin, n, op, rel);
-  }
+  return many_windows<LaneItems, T>(first, begin, n, op, lane);
 }
 
-/// A block's queue of segments for one group width: each segment's place in the batch, its
-/// first item and its length (32 bits where the class bounds it: shared memory the L1 keeps).
-template <int BlockThreads, class Length>
-struct segment_queue
+/// Where a segment of at most a tile sits in a round of packed lanes (below): written by the lane
+/// that holds the segment, at the round lane of its first item, read by every lane of it.
+struct packed_segment
 {
-  offset_t first[BlockThreads];
-  Length items[BlockThreads];
-  short place[BlockThreads];
-  int count;
+  offset_t begin;
+  int items;
+  int place; ///< the segment's place in the warp's batch
 };
 
-/// Reduces the queued segments, one per group of Width lanes, and stores op(init, tree).
-template <int Width, int BlockThreads, int LaneItems, class T, class Input, class Length, class Out, class Init,
-          class Op>
-__device__ void reduce_queue(const Input& first, const segment_queue<BlockThreads, Length>& q, offset_t batch, Out& out,
-                             const Init& init, Op& op)
+/// One lane's share of a round of packed lanes: `count` items (0: an idle lane) from `at`, the
+/// round lane where its segment's lanes end (its tree combines no lane at or past it), and, in the
+/// segment's first lane, the segment's place in the batch (-1 in every other lane).
+struct packed_lane
 {
-  constexpr int groups = BlockThreads / Width;
-  const int rel        = static_cast<int>(threadIdx.x) % Width;
-  const int group      = static_cast<int>(threadIdx.x) / Width;
-  for (int base = 0; base < q.count; base += groups)
+  offset_t at;
+  int count;
+  int end;
+  int head;
+};
+
+/// The chunks of a round of packed lanes [r0, r1) of the warp's batch (every segment of at most a
+/// tile, in batch order, its lanes numbered from the batch's first: `chunk` is this lane's segment's
+/// first, `lanes` its count, 0 for any other segment): no segment crosses a round, so each is one
+/// subtree of the round's warp. Returns this lane's share; `slots` is the warp's 32 entries.
+template <int LaneItems>
+__device__ __forceinline__ packed_lane lane_of_round(packed_segment* slots, offset_t begin, int items, int chunk,
+                                                     int lanes, int r0, int r1, int lane)
+{
+  const bool starts = lanes > 0 && chunk >= r0 && chunk < r1;
+  if (starts)
   {
-    const int i    = base + group;
-    const bool has = i < q.count;
-    if (Width == warp_threads && !has)
+    slots[chunk - r0] = {begin, items, lane};
+  }
+  const unsigned heads = warp_or(starts ? 1u << (chunk - r0) : 0u);
+  __syncwarp();
+  packed_lane mine{0, 0, 0, -1};
+  if (lane < r1 - r0)
+  {
+    const int head           = 31 - __clz(heads & (0xffffffffu >> (warp_threads - 1 - lane)));
+    const packed_segment seg = slots[head];
+    const int k              = lane - head;
+    const int left           = seg.items - k * LaneItems;
+    mine.at                  = seg.begin + offset_t{k} * LaneItems;
+    mine.count               = left < LaneItems ? left : LaneItems;
+    mine.end                 = head + static_cast<int>(ceil_div<LaneItems>(seg.items));
+    mine.head                = k == 0 ? seg.place : -1;
+  }
+  __syncwarp(); // the slots serve the next round
+  return mine;
+}
+
+/// The end of the round of packed lanes that starts at lane `r0` of the batch: as many whole
+/// segments as fit 32 lanes (`chunks_end`: this lane's segment's last lane + 1, nondecreasing over
+/// the warp).
+__device__ __forceinline__ int round_end(int chunks_end, int r0)
+{
+  const int fit = __popc(__ballot_sync(0xffffffffu, chunks_end <= r0 + warp_threads));
+  return __shfl_sync(0xffffffffu, chunks_end, fit - 1);
+}
+
+/// A warp's batch of segments of at most a tile each (this lane's: `items` from `begin`, 0 for a
+/// segment reduced elsewhere), packed lane by lane: a round of the warp takes the lanes of as many
+/// whole segments as fit 32, each lane folds its LaneItems items (counted from its segment's first),
+/// and the round's warp_reduce stops every lane at its segment's end, so a segment's first lane
+/// gets tile_value's tree (rk::reduce's bits) whatever the lengths around it. The loads of
+/// packed_rounds_in_flight rounds are issued together. Before, a segment went to a group of 4, 8 or
+/// 16 lanes or a warp, each size a queue of the block's behind its barriers, and a round of mixed
+/// lengths left most lanes idle: packed lanes took 2^26 int32 items in segments half empty, half of
+/// 1-300 items from 188.5 to 162.2 us, on a power law from 155.9 to 141.6, of 32 items from 135.4
+/// to 125.8 (H100).
+template <int LaneItems, class T, class Input, class Out, class Init, class Op>
+__device__ __forceinline__ void reduce_packed_segments(const Input& first, offset_t batch, offset_t begin, int items,
+                                                       packed_segment* slots, Out& out, const Init& init, Op& op,
+                                                       int lane)
+{
+  using item      = std::remove_cv_t<iterator_item_t<Input>>;
+  const int lanes = static_cast<int>(ceil_div<LaneItems>(offset_t{items}));
+  int chunks_end  = lanes; // inclusive scan: this segment's last lane + 1 in the batch
+#pragma unroll
+  for (int d = 1; d < warp_threads; d *= 2)
+  {
+    const int left = __shfl_up_sync(0xffffffffu, chunks_end, d);
+    if (lane >= d)
     {
-      break; // the whole warp: no later round has a segment for it either
+      chunks_end += left;
     }
-    const T v = group_tree<Width, LaneItems, T>(first, has ? q.first[i] : 0, has ? q.items[i] : 0, op, rel);
-    if (has && rel == 0)
+  }
+  const int chunk      = chunks_end - lanes;
+  const int total      = __shfl_sync(0xffffffffu, chunks_end, warp_threads - 1);
+  constexpr int rounds = packed_rounds_in_flight;
+  for (int r0 = 0; r0 < total;)
+  {
+    packed_lane mine[rounds];
+#pragma unroll
+    for (int u = 0; u < rounds; ++u)
     {
-      out[batch + q.place[i]] = apply_init(init, v, op);
+      const int r1 = r0 < total ? round_end(chunks_end, r0) : r0;
+      mine[u]      = lane_of_round<LaneItems>(slots, begin, items, chunk, lanes, r0, r1, lane);
+      r0           = r1;
+    }
+    uninitialized<item> v[rounds][LaneItems];
+#pragma unroll
+    for (int u = 0; u < rounds; ++u)
+    {
+      if constexpr (std::is_trivially_default_constructible_v<item>)
+      {
+        if (mine[u].count == LaneItems)
+        {
+          // A full lane as load_lane reads it: 16-byte vectors where it lies on their grid.
+          item w[LaneItems];
+          load_lane<LaneItems>(first, mine[u].at, w);
+#pragma unroll
+          for (int i = 0; i < LaneItems; ++i)
+          {
+            v[u][i].emplace(w[i]);
+          }
+          continue;
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < LaneItems; ++i)
+      {
+        if (i < mine[u].count)
+        {
+          v[u][i].emplace(read_item(first, mine[u].at + i));
+        }
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < rounds; ++u)
+    {
+      uninitialized<T> acc;
+      if (mine[u].count > 0)
+      {
+        acc.emplace(T(v[u][0].value));
+#pragma unroll
+        for (int i = 1; i < LaneItems; ++i)
+        {
+          if (i < mine[u].count)
+          {
+            acc.value = op(acc.value, static_cast<T>(v[u][i].value));
+          }
+        }
+      }
+      const T all = warp_reduce(acc.value, op, lane, mine[u].end);
+      if (mine[u].head >= 0)
+      {
+        out[batch + mine[u].head] = apply_init(init, all, op);
+      }
     }
   }
 }
 
-/// Offers a segment of more than long_segment_min_tiles tiles to the long list; a run of owner
-/// marks too long for this thread goes to the block's `wide` runs. Returns whether it was listed.
+/// Offers a segment of more than long_segment_min_tiles tiles to the long list. Returns whether it
+/// was listed; `wide` gets a run of owner marks too long for this thread (count 0 if none).
 template <class Item>
 __device__ __forceinline__ bool offer_long_segment(const long_segment_list& list, offset_t s, offset_t b, offset_t n,
-                                                   long_segment_list::owner_run* wide, int& wide_count)
+                                                   long_segment_list::owner_run& wide)
 {
-  long_segment_list::owner_run run;
-  const bool listed = list.append(s, b, n, ceil_div<tile_items<Item>>(n), run);
-  if (run.count > 0)
-  {
-    wide[atomicAdd(&wide_count, 1)] = run;
-  }
-  return listed;
+  return list.append(s, b, n, ceil_div<tile_items<Item>>(n), wide);
 }
 
-/// Segments by the group that reduces them: up to 4, 8 and 16 lanes' worth share a warp with
-/// others (8, 4, 2 per warp); longer ones take a warp each.
-inline constexpr int group_classes = 4;
-
-/// The short-segment kernel's block: its equal run of the segments, a batch of segment_block_threads
-/// at a time. Each segment goes to a thread, a group of 4, 8 or 16 lanes, or a warp, by its length;
-/// one longer than long_segment_min_tiles tiles goes on the long list while it has room. A bad
-/// segment (it ends before it begins, or begins before `first`) is reported and gets init. `SeedListed` (rk::atomic): a
-/// listed segment's output gets `init`, which its parts then combine into.
+/// The short-segment kernel's block: its equal run of the segments, in an equal run per warp, 32
+/// segments (a lane each) at a time. Runs of batches whose segments all fit tiny_segment_lanes
+/// lanes take one step, a lane each; otherwise a segment of at most a tile goes on the batch's
+/// packed lanes (reduce_packed_segments), a longer one to the whole warp, one longer than
+/// long_segment_min_tiles tiles on the long list while it has room. No step waits for another
+/// warp. A bad segment (it ends before it begins, or begins before `first`) is reported and gets
+/// init. `SeedListed` (rk::atomic): a listed segment's output gets `init`, which its parts then
+/// combine into.
 template <class Item, class T, bool SeedListed, class Input, class Segments, class Out, class Init, class Op>
 __device__ __forceinline__ void reduce_short_segments(const Input& first, const Segments& segments, Out& out,
                                                       const Init& init, const long_segment_list& list,
                                                       unsigned long long* error_word, Op& op)
 {
-  constexpr int block_threads = segment_block_threads;
-  constexpr int lane_items    = tile_lane_items<Item>;
-  constexpr int tiny_lanes    = tiny_segment_lanes<Item>;
-  __shared__ segment_queue<block_threads, int> groups[group_classes - 1]; // one tile at most
-  __shared__ segment_queue<block_threads, offset_t> warps;
-  __shared__ long_segment_list::owner_run wide[block_threads]; // listed segments of many parts
-  __shared__ int wide_count;
-  const offset_t count = segments.count;
-  const offset_t begin = count * blockIdx.x / gridDim.x, end = count * (blockIdx.x + 1) / gridDim.x;
+  constexpr int warps      = segment_block_threads / warp_threads;
+  constexpr int lane_items = tile_lane_items<Item>;
+  constexpr int tiny_lanes = tiny_segment_lanes<Item>;
+  __shared__ packed_segment slots[warps][warp_threads];
+  const int lane         = static_cast<int>(threadIdx.x) % warp_threads;
+  const int warp         = static_cast<int>(threadIdx.x) / warp_threads;
+  const offset_t count   = segments.count;
+  const offset_t b_begin = count * blockIdx.x / gridDim.x, b_end = count * (blockIdx.x + 1) / gridDim.x;
+  const offset_t begin = b_begin + (b_end - b_begin) * warp / warps,
+                 end   = b_begin + (b_end - b_begin) * (warp + 1) / warps;
   for (offset_t batch = begin; batch < end;)
   {
     // A run of up to tiny_batches full batches whose segments all fit tiny_segment_lanes lanes
-    // (1-8 int32 items, 1-8 doubles) is reduced in one step, each thread with a segment of each
+    // (1-8 int32 items, 1-8 doubles) is reduced in one step, each lane with a segment of each
     // batch in flight: a batch at a time, this path waits on a round trip per segment and is
-    // latency-bound. The run stops at the block's last full batch, so blocks of a few batches
-    // (calls of 2^20 short segments) take it too. A shorter run reads its last batch again in the
-    // slots past its end, so every load is unconditional and issued together; its reductions and stores stop.
-    const offset_t full_batches = (end - batch) / block_threads;
+    // latency-bound. A shorter run reads its last batch again in the slots past its end, so every
+    // load is unconditional and issued together; its reductions and stores stop.
+    const offset_t full_batches = (end - batch) / warp_threads;
     if (full_batches > 0)
     {
       const int run = full_batches < tiny_batches ? static_cast<int>(full_batches) : tiny_batches;
@@ -313,13 +416,13 @@ __device__ __forceinline__ void reduce_short_segments(const Input& first, const 
 #pragma unroll
       for (int k = 0; k < tiny_batches; ++k)
       {
-        const offset_t s     = batch + (k < run ? k : run - 1) * block_threads + threadIdx.x;
+        const offset_t s     = batch + (k < run ? k : run - 1) * warp_threads + lane;
         b[k]                 = segments.begin(s);
         const offset_t items = checked_segment_items(segments, s, b[k]);
         n[k]                 = static_cast<int>(items <= tiny_lanes * lane_items ? items : tiny_lanes * lane_items + 1);
         tiny                 = tiny && n[k] >= 0 && n[k] <= tiny_lanes * lane_items; // a bad one is reported below
       }
-      if (__syncthreads_and(tiny))
+      if (__all_sync(0xffffffffu, tiny))
       {
         uninitialized<T> value[tiny_batches];
 #pragma unroll
@@ -342,27 +445,21 @@ __device__ __forceinline__ void reduce_short_segments(const Input& first, const 
         {
           if (k < run)
           {
-            out[batch + k * block_threads + threadIdx.x] = n[k] > 0 ? value[k].value : empty_segment_value<T>(init);
+            out[batch + k * warp_threads + lane] = n[k] > 0 ? value[k].value : empty_segment_value<T>(init);
           }
         }
-        batch += offset_t{run} * block_threads;
+        batch += offset_t{run} * warp_threads;
         continue;
       }
     }
-    if (threadIdx.x < group_classes - 1)
-    {
-      groups[threadIdx.x].count = 0;
-    }
-    if (threadIdx.x == 0)
-    {
-      warps.count = 0;
-      wide_count  = 0;
-    }
-    __syncthreads();
-    const offset_t s = batch + threadIdx.x;
+    const offset_t s = batch + lane;
+    offset_t b = 0, n = 0;
+    bool by_warp = false;
+    long_segment_list::owner_run wide{0, 0, 0};
     if (s < end)
     {
-      const offset_t b = segments.begin(s), n = checked_segment_items(segments, s, b);
+      b = segments.begin(s);
+      n = checked_segment_items(segments, s, b);
       if (n <= 0)
       {
         if (n < 0)
@@ -370,44 +467,44 @@ __device__ __forceinline__ void reduce_short_segments(const Input& first, const 
           report_bad_segment(error_word, s);
         }
         out[s] = empty_segment_value<T>(init);
+        n      = 0;
       }
-      else if (n <= lane_items)
+      else if (n > tile_items<Item>)
       {
-        out[s] = apply_init(init, lane_fold<lane_items, T>(first, b, static_cast<int>(n), op), op);
-      }
-      else if (n <= long_segment_min_tiles * tile_items<Item>
-               || !offer_long_segment<Item>(list, s, b, n, wide, wide_count))
-      {
-        const offset_t lanes = ceil_div<lane_items>(n);
-        if (lanes <= 16)
+        by_warp = n <= long_segment_min_tiles * tile_items<Item> || !offer_long_segment<Item>(list, s, b, n, wide);
+        if constexpr (SeedListed)
         {
-          auto& q      = groups[lanes <= 4 ? 0 : lanes <= 8 ? 1 : 2];
-          const int at = atomicAdd(&q.count, 1);
-          q.first[at]  = b;
-          q.items[at]  = static_cast<int>(n);
-          q.place[at]  = static_cast<short>(threadIdx.x);
+          if (!by_warp)
+          {
+            out[s] = init;
+          }
         }
-        else
-        {
-          const int at    = atomicAdd(&warps.count, 1);
-          warps.first[at] = b;
-          warps.items[at] = n;
-          warps.place[at] = static_cast<short>(threadIdx.x);
-        }
-      }
-      else if constexpr (SeedListed)
-      {
-        out[s] = init;
       }
     }
-    __syncthreads();
-    list.mark_wide<block_threads>(wide, wide_count);
-    reduce_queue<4, block_threads, lane_items, T>(first, groups[0], batch, out, init, op);
-    reduce_queue<8, block_threads, lane_items, T>(first, groups[1], batch, out, init, op);
-    reduce_queue<16, block_threads, lane_items, T>(first, groups[2], batch, out, init, op);
-    reduce_queue<warp_threads, block_threads, lane_items, T>(first, warps, batch, out, init, op);
-    __syncthreads();
-    batch += block_threads;
+    const int packed_items = n > 0 && n <= tile_items<Item> ? static_cast<int>(n) : 0;
+    // Runs of owner marks too long for their lane, the warp's lanes together.
+    for (unsigned pending = __ballot_sync(0xffffffffu, wide.count > 0); pending != 0; pending &= pending - 1)
+    {
+      const int from            = __ffs(pending) - 1;
+      const unsigned first_mark = __shfl_sync(0xffffffffu, wide.begin, from);
+      const unsigned marks      = __shfl_sync(0xffffffffu, wide.count, from);
+      const unsigned owner      = __shfl_sync(0xffffffffu, wide.owner, from);
+      for (unsigned k = static_cast<unsigned>(lane); k < marks; k += warp_threads)
+      {
+        list.owner[first_mark + k] = owner;
+      }
+    }
+    reduce_packed_segments<lane_items, T>(first, batch, b, packed_items, slots[warp], out, init, op, lane);
+    for (unsigned pending = __ballot_sync(0xffffffffu, by_warp); pending != 0; pending &= pending - 1)
+    {
+      const int from = __ffs(pending) - 1;
+      const T v      = warp_segment_tree<lane_items, T>(first, shuffle_from(b, from), shuffle_from(n, from), op, lane);
+      if (lane == 0)
+      {
+        out[batch + from] = apply_init(init, v, op);
+      }
+    }
+    batch += warp_threads;
   }
 }
 } // namespace rk::detail

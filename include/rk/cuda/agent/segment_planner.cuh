@@ -107,6 +107,14 @@ struct long_segment_list
     }
   }
 
+  /// Whether no segment was offered: then the short kernel left every counter at zero, and the
+  /// list's kernels have nothing to take and nothing to return to zero. Every block of them reads
+  /// the same answer (only the last block out of a non-empty list changes `offered`).
+  __device__ bool nothing_offered() const
+  {
+    return *offered == 0;
+  }
+
   /// Parts in the queue (those of segments that did not fit are marked no_owner).
   __device__ unsigned parts_queued() const
   {
@@ -119,7 +127,7 @@ struct long_segment_list
   }
 
   /// A run of parts to mark with their owner [begin, begin + count): the thread that listed a
-  /// segment marks up to owner_marks_per_thread itself, the block the longer runs.
+  /// segment marks up to owner_marks_per_thread itself, its warp the longer runs.
   struct owner_run
   {
     unsigned begin;
@@ -166,19 +174,6 @@ struct long_segment_list
       wide = {begin, marks, mark};
     }
     return fits;
-  }
-
-  /// The block's marks of the runs in `wide[0, count)`.
-  template <int BlockThreads>
-  __device__ void mark_wide(const owner_run* wide, int count) const
-  {
-    for (int i = 0; i < count; ++i)
-    {
-      for (unsigned k = threadIdx.x; k < wide[i].count; k += BlockThreads)
-      {
-        owner[wide[i].begin + k] = wide[i].owner;
-      }
-    }
   }
 };
 } // namespace rk::detail

@@ -59,7 +59,9 @@ struct segmented_launch
   /// For calls of at most `max_segments` segments.
   segmented_launch(const device_facts& device, offset_t max_segments)
   {
-    // Grids: the short kernel one wave at most, and at most one block per 32 segments; the long
+    // Grids: the short kernel one wave at most, and at most a warp per segment (each warp takes an
+    // equal run of its block's: a call of few segments spreads its longer ones over the most
+    // warps, which reduce them one at a time); the long
     // kernel one wave, whose blocks take the listed segments' parts from a queue.
     short_cap = std::int64_t{resident_blocks_per_sm<short_kernel>(segment_block_threads, device.ordinal)}
               * device.multiprocessors;
@@ -86,7 +88,8 @@ struct segmented_launch
     T* values                    = reinterpret_cast<T*>(base + list_bytes);
 
     unsigned long long* error_word = device_error_word(device.ordinal);
-    const std::int64_t short_grid  = std::min<std::int64_t>(short_cap, ceil_div<std::int64_t>(segments.count, 32));
+    const std::int64_t short_grid =
+      std::min<std::int64_t>(short_cap, ceil_div<std::int64_t>(segments.count, segment_block_threads / warp_threads));
     launch_kernel(short_kernel, static_cast<unsigned>(short_grid), segment_block_threads, stream,
                   "rk::segmented_reduce: launching the short-segment kernel", input, segments, output, init, list,
                   error_word, op);

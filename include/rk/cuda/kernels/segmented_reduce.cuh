@@ -6,8 +6,8 @@
 // same items, whichever kernel and backend computed it.
 //
 // Two kinds of work, chosen per segment on the device (the host does not know the lengths):
-//  - short_segments_kernel: blocks take equal runs of segments, a batch of block_threads at a
-//    time, and give each to a thread, a group of lanes or a warp by its length
+//  - short_segments_kernel: warps take equal runs of segments, 32 at a time, and reduce each on
+//    one thread, on lanes packed with other segments' or on the whole warp, by its length
 //    (rk/cuda/agent/segment_groups.cuh); segments longer than long_segment_min_tiles tiles go on
 //    the long list instead, while it has room (rk/cuda/agent/segment_planner.cuh).
 //  - the long list: the short kernel cuts every listed segment into node-aligned parts as it
@@ -60,6 +60,10 @@ __global__ void __launch_bounds__(VectorAgent::block_threads,
   using item = typename VectorAgent::item;
   __shared__ unsigned taken;
   wait_for_prior_grid(); // the short-segment kernel's list
+  if (list.nothing_offered())
+  {
+    return; // its counters are as the call found them: nothing to take, nobody to reset them
+  }
   const unsigned jobs = list.parts_queued();
   if (threadIdx.x == 0)
   {
@@ -124,6 +128,10 @@ template <int BlockThreads, class Item, class T, class Out, class Init, class Op
 __global__ void __launch_bounds__(BlockThreads)
   long_segments_finish_kernel(long_segment_list list, T* values, Out out, Init init, Op op)
 {
+  if (list.nothing_offered())
+  {
+    return;
+  }
   const unsigned listed = list.segments_listed();
   for (unsigned place = blockIdx.x; place < listed; place += gridDim.x)
   {

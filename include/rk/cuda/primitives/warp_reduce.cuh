@@ -122,6 +122,21 @@ __device__ __forceinline__ T select_words(bool c, const T& x, const T& y)
   return out.value;
 }
 
+/// The bitwise or of every lane's `bits`, in every lane. All 32 lanes must call it.
+__device__ __forceinline__ unsigned warp_or(unsigned bits)
+{
+#if __CUDA_ARCH__ >= 800
+  return __reduce_or_sync(0xffffffffu, bits);
+#else
+#  pragma unroll
+  for (int delta = warp_threads / 2; delta > 0; delta /= 2)
+  {
+    bits |= __shfl_xor_sync(0xffffffffu, bits, delta);
+  }
+  return bits;
+#endif
+}
+
 /// Lane 0's value, in every lane.
 template <class T>
 __device__ __forceinline__ T broadcast_lane0(const T& x)
