@@ -1,11 +1,11 @@
 #pragma once
 // The short segments' block body, a warp at a time: 32 segments, a lane each. A run of batches
-// whose segments all fit one lane (two for 8-byte items) is folded a thread a segment; otherwise
-// the batch's segments of at most a tile are packed lane by lane into rounds of the warp, whole
-// segments to a round, and one longer goes to the whole warp, tile by tile. All get rk::reduce's
-// tree counted from the segment's first item (rk/detail/tree.hpp). Segments longer than
-// long_segment_min_tiles tiles go on the long list (rk/cuda/agent/segment_planner.cuh) while it
-// has room; past it, a warp takes them too: slower, never wrong.
+// whose segments all fit one lane (two for items of 8 bytes or more) is folded a thread a
+// segment; otherwise the batch's segments of at most a tile are packed lane by lane into rounds
+// of the warp, whole segments to a round, and one longer goes to the whole warp, tile by tile.
+// All get rk::reduce's tree counted from the segment's first item (rk/detail/tree.hpp). Segments
+// longer than long_segment_min_tiles tiles go on the long list (rk/cuda/agent/segment_planner.cuh)
+// while it has room; past it, a warp takes them too: slower, never wrong.
 
 #include <rk/cuda/agent/segment_planner.cuh>
 #include <rk/cuda/primitives/lane_fold.cuh>
@@ -276,7 +276,7 @@ __device__ __forceinline__ int round_end(int chunks_end, int r0)
 
 /// A warp's batch of segments of at most a tile each (this lane's: `items` from `begin`, 0 for a
 /// segment reduced elsewhere), packed lane by lane: a round of the warp takes the lanes of as many
-/// whole segments as fit 32, each lane folds its LaneItems items (counted from its segment's first),
+/// whole segments as fit 32, each lane folds up to LaneItems items (counted from its segment's first),
 /// and the round's warp_reduce stops every lane at its segment's end, so a segment's first lane
 /// gets tile_value's tree (rk::reduce's bits) whatever the lengths around it. The loads of
 /// packed_rounds_in_flight rounds are issued together. Before, a segment went to a group of 4, 8 or

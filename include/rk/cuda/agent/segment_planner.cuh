@@ -108,8 +108,9 @@ struct long_segment_list
   }
 
   /// Whether no segment was offered: then the short kernel left every counter at zero, and the
-  /// list's kernels have nothing to take and nothing to return to zero. Every block of them reads
-  /// the same answer (only the last block out of a non-empty list changes `offered`).
+  /// list's kernels have nothing to take and nothing to return to zero. Only the last block out of
+  /// a non-empty list changes `offered`, after every block has passed its first barrier, so every
+  /// block that has work reads the same answer.
   __device__ bool nothing_offered() const
   {
     return *offered == 0;

@@ -59,10 +59,10 @@ struct segmented_launch
   /// For calls of at most `max_segments` segments.
   segmented_launch(const device_facts& device, offset_t max_segments)
   {
-    // Grids: the short kernel one wave at most, and at most a warp per segment (each warp takes an
-    // equal run of its block's: a call of few segments spreads its longer ones over the most
-    // warps, which reduce them one at a time); the long
-    // kernel one wave, whose blocks take the listed segments' parts from a queue.
+    // Grids: the short kernel one wave at most, and no more blocks than give each warp a segment
+    // (each warp takes an equal run of its block's, so a call of few segments spreads its longer
+    // ones, which a warp reduces one at a time, over the most warps); the long kernel one wave,
+    // whose blocks take the listed segments' parts from a queue.
     short_cap = std::int64_t{resident_blocks_per_sm<short_kernel>(segment_block_threads, device.ordinal)}
               * device.multiprocessors;
     long_grid     = max_grid<long_kernel>(vector_agent::tuning, vector_agent::block_threads, device);

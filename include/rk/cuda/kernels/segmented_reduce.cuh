@@ -48,7 +48,8 @@ __global__ void __launch_bounds__(segment_block_threads, short_segment_min_block
 /// The listed segments' parts, taken in queue order until it is empty. Every part runs one block
 /// body (the reproducible tree's, or for part_join::atomic the grid-ordered one); `Join` is the
 /// backend's epilogue. The last block to leave returns the list's counters to zero, unless the
-/// finish kernel comes after it.
+/// finish kernel comes after it; when nothing was offered, every block returns at once and the
+/// counters stay as the short kernel left them, at zero.
 template <class VectorAgent, class ElementAgent, part_join Join, class T, class Input, class Out, class Init, class Op>
 __global__ void __launch_bounds__(VectorAgent::block_threads,
                                   long_segment_min_blocks_per_sm* VectorAgent::block_threads <= 2048
