@@ -349,6 +349,52 @@ RK_GPU_TEST_CASE("segmented_reduce: runs of segments of up to two lanes, rk::hos
   on(0.0, 8);
 }
 
+RK_GPU_TEST_CASE("segmented_reduce: float affine maps (8 bytes, not commutative) over every layout, rk::host's bits")
+{
+  // Composition is associative only up to rounding and does not commute, so a segment's bits
+  // follow its tree and its order: segments that share a warp's rounds of packed lanes (power law,
+  // half empty, 32 items) must each keep their own tree, as must those of 2 to 32 tiles.
+  using rk_test::float_affine;
+  for (segment_layout layout : rk_test::all_layouts())
+  {
+    CAPTURE(rk_test::name(layout));
+    const auto offsets   = rk_test::make_offsets(layout, layout_items());
+    const std::int64_t n = offsets.back();
+    thrust::device_vector<float_affine> maps(static_cast<std::size_t>(n));
+    thrust::transform(thrust::counting_iterator<std::int64_t>(0), thrust::counting_iterator<std::int64_t>(n),
+                      maps.begin(), rk_test::to_float_affine{});
+    std::vector<float_affine> host_maps(static_cast<std::size_t>(n));
+    thrust::copy(maps.begin(), maps.end(), host_maps.begin());
+    const float_affine init{1.5f, 0.25f};
+    std::vector<float_affine> expected(offsets.size() - 1, float_affine{0, 0});
+    rk::segmented_reduce(rk::host, host_maps.begin(), offsets.begin(), offsets.end(), expected.begin(), init,
+                         rk_test::float_affine_compose{});
+    const thrust::device_vector<std::int64_t> d_offsets(offsets.begin(), offsets.end());
+    for (int backend = 0; backend < 3; ++backend)
+    {
+      CAPTURE(backend);
+      thrust::device_vector<float_affine> out(expected.size(), float_affine{0, 0});
+      const auto call = [&](auto policy) {
+        rk::segmented_reduce(policy, maps.begin(), d_offsets.begin(), d_offsets.end(), out.begin(), init,
+                             rk_test::float_affine_compose{});
+      };
+      backend == 0 ? call(rk::single_pass) : backend == 1 ? call(rk::two_pass) : call(rk::device);
+      std::vector<float_affine> got(expected.size(), float_affine{0, 0});
+      thrust::copy(out.begin(), out.end(), got.begin());
+      std::size_t wrong = 0, first = expected.size();
+      for (std::size_t s = 0; s < expected.size(); ++s)
+      {
+        if (!rk_test::same_bytes(expected[s], got[s]))
+        {
+          first = wrong++ == 0 ? s : first;
+        }
+      }
+      CAPTURE(first);
+      CHECK(wrong == 0);
+    }
+  }
+}
+
 namespace
 {
 struct is_expected_segment
