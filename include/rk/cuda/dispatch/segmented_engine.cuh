@@ -61,8 +61,11 @@ struct segmented_launch
   {
     // Grids: the short kernel one wave at most, and no more blocks than give each warp a segment
     // (each warp takes an equal run of its block's, so a call of few segments spreads its longer
-    // ones, which a warp reduces one at a time, over the most warps); the long kernel one wave,
-    // whose blocks take the listed segments' parts from a queue.
+    // ones, which a warp reduces one at a time, over the most warps: against a block per 32
+    // segments, 2^26 4-byte items in a random mix of 1 to 10^5 took 5.4-5.8 % less time, in
+    // 8192-item segments 2.4-2.6 % less, in 4096-item ones 0.6-1.0 % more, doubles within 1 %;
+    // H100, three runs against two); the long kernel one wave, whose blocks take the listed
+    // segments' parts from a queue.
     short_cap = std::int64_t{resident_blocks_per_sm<short_kernel>(segment_block_threads, device.ordinal)}
               * device.multiprocessors;
     long_grid     = max_grid<long_kernel>(vector_agent::tuning, vector_agent::block_threads, device);
