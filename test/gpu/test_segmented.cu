@@ -31,35 +31,36 @@ namespace
 using rk_test::layout_items;
 using rk_test::spread_item;
 
-/// `n` items of spread_item<Item> in device memory, and their copy on the host.
-template <class Item>
-std::pair<thrust::device_vector<Item>, std::vector<Item>> spread_items(std::size_t n)
+/// `n` items make(0), make(1), ... (spread_item<Item> unless told) in device memory, and their
+/// copy on the host.
+template <class Item, class Make = spread_item<Item>>
+std::pair<thrust::device_vector<Item>, std::vector<Item>> spread_items(std::size_t n, Make make = {})
 {
   thrust::device_vector<Item> items(n);
   thrust::transform(thrust::counting_iterator<std::int64_t>(0),
-                    thrust::counting_iterator<std::int64_t>(static_cast<std::int64_t>(n)), items.begin(),
-                    spread_item<Item>{});
+                    thrust::counting_iterator<std::int64_t>(static_cast<std::int64_t>(n)), items.begin(), make);
   std::vector<Item> host_items(n);
   thrust::copy(items.begin(), items.end(), host_items.begin());
   return {std::move(items), std::move(host_items)};
 }
 
-template <class T, class Item, class Policy, class Check>
-void every_layout(Policy policy, Check check)
+/// Every layout of test/support/segments.hpp over the items `make` computes, reduced by `policy`
+/// and by rk::host with `init` and `op`; `check(expected, got)` compares the results.
+template <class T, class Item, class Policy, class Check, class Make = spread_item<Item>, class Op = rk::plus>
+void every_layout(Policy policy, Check check, T init = T(3), Make make = {}, Op op = {})
 {
   for (segment_layout layout : rk_test::all_layouts())
   {
     CAPTURE(rk_test::name(layout));
     const auto offsets  = rk_test::make_offsets(layout, layout_items());
     const std::size_t n = static_cast<std::size_t>(offsets.back()), segments = offsets.size() - 1;
-    const auto [items, host_items] = spread_items<Item>(n);
+    const auto [items, host_items] = spread_items<Item>(n, make);
     const thrust::device_vector<std::int64_t> d_offsets(offsets.begin(), offsets.end());
-    std::vector<T> expected(segments);
-    const T init = T(3);
-    rk::segmented_reduce(rk::host, host_items.begin(), offsets.begin(), offsets.end(), expected.begin(), init);
-    thrust::device_vector<T> out(segments);
-    rk::segmented_reduce(policy, items.begin(), d_offsets.begin(), d_offsets.end(), out.begin(), init, rk::plus{});
-    std::vector<T> got(segments);
+    std::vector<T> expected(segments, init);
+    rk::segmented_reduce(rk::host, host_items.begin(), offsets.begin(), offsets.end(), expected.begin(), init, op);
+    thrust::device_vector<T> out(segments, init);
+    rk::segmented_reduce(policy, items.begin(), d_offsets.begin(), d_offsets.end(), out.begin(), init, op);
+    std::vector<T> got(segments, init);
     thrust::copy(out.begin(), out.end(), got.begin());
     check(expected, got);
   }
@@ -71,7 +72,7 @@ void same_bits(const std::vector<T>& expected, const std::vector<T>& got)
   std::size_t wrong = 0, first = expected.size();
   for (std::size_t s = 0; s < expected.size(); ++s)
   {
-    if (rk_test::bits_of(expected[s]) != rk_test::bits_of(got[s]))
+    if (!rk_test::same_bytes(expected[s], got[s]))
     {
       first = wrong++ == 0 ? s : first;
     }
@@ -355,44 +356,14 @@ RK_GPU_TEST_CASE("segmented_reduce: float affine maps (8 bytes, not commutative)
   // follow its tree and its order: segments that share a warp's rounds of packed lanes (power law,
   // half empty, 32 items) must each keep their own tree, as must those of 2 to 32 tiles.
   using rk_test::float_affine;
-  for (segment_layout layout : rk_test::all_layouts())
-  {
-    CAPTURE(rk_test::name(layout));
-    const auto offsets   = rk_test::make_offsets(layout, layout_items());
-    const std::int64_t n = offsets.back();
-    thrust::device_vector<float_affine> maps(static_cast<std::size_t>(n));
-    thrust::transform(thrust::counting_iterator<std::int64_t>(0), thrust::counting_iterator<std::int64_t>(n),
-                      maps.begin(), rk_test::to_float_affine{});
-    std::vector<float_affine> host_maps(static_cast<std::size_t>(n));
-    thrust::copy(maps.begin(), maps.end(), host_maps.begin());
-    const float_affine init{1.5f, 0.25f};
-    std::vector<float_affine> expected(offsets.size() - 1, float_affine{0, 0});
-    rk::segmented_reduce(rk::host, host_maps.begin(), offsets.begin(), offsets.end(), expected.begin(), init,
-                         rk_test::float_affine_compose{});
-    const thrust::device_vector<std::int64_t> d_offsets(offsets.begin(), offsets.end());
-    for (int backend = 0; backend < 3; ++backend)
-    {
-      CAPTURE(backend);
-      thrust::device_vector<float_affine> out(expected.size(), float_affine{0, 0});
-      const auto call = [&](auto policy) {
-        rk::segmented_reduce(policy, maps.begin(), d_offsets.begin(), d_offsets.end(), out.begin(), init,
-                             rk_test::float_affine_compose{});
-      };
-      backend == 0 ? call(rk::single_pass) : backend == 1 ? call(rk::two_pass) : call(rk::device);
-      std::vector<float_affine> got(expected.size(), float_affine{0, 0});
-      thrust::copy(out.begin(), out.end(), got.begin());
-      std::size_t wrong = 0, first = expected.size();
-      for (std::size_t s = 0; s < expected.size(); ++s)
-      {
-        if (!rk_test::same_bytes(expected[s], got[s]))
-        {
-          first = wrong++ == 0 ? s : first;
-        }
-      }
-      CAPTURE(first);
-      CHECK(wrong == 0);
-    }
-  }
+  const float_affine init{1.5f, 0.25f};
+  const auto on = [&](auto policy) {
+    every_layout<float_affine, float_affine>(policy, same_bits<float_affine>, init, rk_test::to_float_affine{},
+                                             rk_test::float_affine_compose{});
+  };
+  on(rk::single_pass);
+  on(rk::two_pass);
+  on(rk::device);
 }
 
 namespace
