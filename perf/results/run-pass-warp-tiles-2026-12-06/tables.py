@@ -22,7 +22,7 @@ def best(n,k,impl):
     xs=[r[(k,impl)] for r in runs[n] if (k,impl) in r]
     return min(xs) if xs else None
 print('| runs of | '+' | '.join(names)+' | CUB | Thrust | probe | '+' | '.join(n+' / '+base for n in names[1:])+' | '+names[-1]+' / CUB | '+names[-1]+' / Thrust | '+names[-1]+' / probe |')
-print('| --- '*(5+2*len(names)+2)+'|')
+print('| --- '*(2*len(names)+6)+'|')
 for k in lens:
     cells=[' / '.join('%.1f'%r[(k,'rk::reduce_by_key')] for r in runs[n] if (k,'rk::reduce_by_key') in r) for n in names]
     pv={p:[r[(k,p)] for n in names for r in runs[n] if (k,p) in r] for p in peers}
